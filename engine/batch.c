@@ -1,0 +1,165 @@
+/* batch.c - the kernels over a chunk of many fields, in parallel (OpenMP).
+ *
+ * Every field is computed by one thread from its own rows only and written to
+ * its own output slots, so the output does not depend on the thread count or
+ * the schedule. Workspace is allocated once per call and per thread, sized by
+ * the largest field of the chunk: nothing is allocated per field. */
+#include "datum.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+/* Per-thread scratch for a field of up to max_n rows. */
+typedef struct {
+    int32_t *real;   /* the field's real scores */
+    int32_t *work;   /* 2n + 1 for the kernels */
+    uint32_t *where; /* row of each real score */
+    double *raw;     /* cross-IMP of each real score */
+} scratch;
+
+static size_t largest_field(const datum_fields *in)
+{
+    size_t max_n = 0;
+    for (size_t f = 0; f < in->n_fields; f++) {
+        size_t n = (size_t)(in->offset[f + 1] - in->offset[f]);
+        if (n > max_n) max_n = n;
+    }
+    return max_n;
+}
+
+static void scratch_free(scratch *s, int count)
+{
+    if (!s) return;
+    for (int t = 0; t < count; t++) {
+        free(s[t].real);
+        free(s[t].work);
+        free(s[t].where);
+        free(s[t].raw);
+    }
+    free(s);
+}
+
+static scratch *scratch_alloc(int count, size_t max_n)
+{
+    scratch *s = calloc((size_t)count, sizeof *s);
+    if (!s) return NULL;
+    for (int t = 0; t < count; t++) {
+        s[t].real = malloc((max_n + 1) * sizeof *s[t].real);
+        s[t].work = malloc((2 * max_n + 1) * sizeof *s[t].work);
+        s[t].where = malloc((max_n + 1) * sizeof *s[t].where);
+        s[t].raw = malloc((max_n + 1) * sizeof *s[t].raw);
+        if (!s[t].real || !s[t].work || !s[t].where || !s[t].raw) {
+            scratch_free(s, count);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* Gathers the real scores of rows [0, n) into s->real / s->where; returns
+ * how many there are. */
+static size_t gather_real(const int32_t *score, const uint8_t *adjusted, size_t n, scratch *s)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (adjusted && adjusted[i] != DATUM_ADJ_NONE) continue;
+        s->real[m] = score[i];
+        s->where[m++] = (uint32_t)i;
+    }
+    return m;
+}
+
+static int check_method(datum_ctx *ctx, const datum_method *m)
+{
+    if (datum_rule_check(&m->rule) != DATUM_OK)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "invalid datum rule parameters");
+    if ((unsigned)m->scale.kind > DATUM_SCALE_LINEAR ||
+        (unsigned)m->cross_divisor > DATUM_DIVISOR_NONE)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "invalid scale or divisor");
+    return DATUM_OK;
+}
+
+/* What one field contributes: computes field f (rows first .. first+n-1). */
+typedef void (*field_fn)(const void *job, int64_t f, size_t first, size_t n, scratch *s);
+
+/* Runs fn over every field of in, in parallel, with per-thread scratch. */
+static int for_each_field(datum_ctx *ctx, const datum_fields *in, field_fn fn, const void *job)
+{
+    int threads = datum_ctx_threads(ctx);
+    scratch *all = scratch_alloc(threads, largest_field(in));
+    if (!all) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (kernel workspace)");
+#pragma omp parallel num_threads(threads)
+    {
+        scratch *s = &all[omp_get_thread_num()];
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t f = 0; f < (int64_t)in->n_fields; f++) {
+            size_t first = (size_t)in->offset[f];
+            fn(job, f, first, (size_t)(in->offset[f + 1] - first), s);
+        }
+    }
+    scratch_free(all, threads);
+    return DATUM_OK;
+}
+
+typedef struct {
+    const datum_method *m;
+    const datum_fields *in;
+    double *datum, *ns_imps, *ew_imps;     /* Butler outputs */
+    double *ns_raw, *ns_avg; int32_t *terms; /* cross-IMP outputs */
+} job_t;
+
+static void score_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
+{
+    const job_t *job = arg;
+    const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
+    const int32_t *score = job->in->ns_score + first;
+    datum_value d;
+    datum_field_datum(&job->m->rule, s->real, gather_real(score, adj, n, s), s->work, &d);
+    job->datum[f] = datum_value_double(d);
+    datum_field_butler(&job->m->scale, &job->m->award, score, adj, n, d, job->ns_imps + first,
+                       job->ew_imps + first);
+}
+
+int datum_score_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
+                       double *datum, double *ns_imps, double *ew_imps)
+{
+    if (check_method(ctx, m) != DATUM_OK) return DATUM_E_ARG;
+    job_t job = {.m = m, .in = in, .datum = datum, .ns_imps = ns_imps, .ew_imps = ew_imps};
+    return for_each_field(ctx, in, score_field, &job);
+}
+
+static double cross_divisor(datum_divisor divisor, size_t n)
+{
+    return divisor == DATUM_DIVISOR_N_MINUS_1 ? (double)(n - 1)
+           : divisor == DATUM_DIVISOR_N      ? (double)n
+                                             : 1.0;
+}
+
+static void cross_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
+{
+    const job_t *job = arg;
+    const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
+    for (size_t i = first; i < first + n; i++) {
+        job->ns_raw[i] = job->ns_avg[i] = NAN;
+        job->terms[i] = 0;
+    }
+    size_t real = gather_real(job->in->ns_score + first, adj, n, s);
+    if (real < 2) return; /* a lone result has nothing to be compared with */
+    datum_field_cross(&job->m->scale, s->real, real, s->work, s->raw);
+    double divisor = cross_divisor(job->m->cross_divisor, real);
+    for (size_t j = 0; j < real; j++) {
+        size_t row = first + s->where[j];
+        job->ns_raw[row] = s->raw[j];
+        job->ns_avg[row] = s->raw[j] / divisor;
+        job->terms[row] = (int32_t)(real - 1);
+    }
+}
+
+int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
+                       double *ns_raw, double *ns_avg, int32_t *terms)
+{
+    if (check_method(ctx, m) != DATUM_OK) return DATUM_E_ARG;
+    job_t job = {.m = m, .in = in, .ns_raw = ns_raw, .ns_avg = ns_avg, .terms = terms};
+    return for_each_field(ctx, in, cross_field, &job);
+}

@@ -1,0 +1,90 @@
+/* context.c - the context object: thread count, progress and the error state. */
+#include "datum.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct datum_ctx {
+    int threads;
+    int code;           /* first error recorded, DATUM_OK if none */
+    char message[1024]; /* its message */
+    datum_progress_fn progress;
+    void *progress_user;
+};
+
+const char *datum_version(void) { return DATUM_VERSION_STRING; }
+
+const char *datum_strerror(int code)
+{
+    switch (code) {
+    case DATUM_OK: return "ok";
+    case DATUM_E_NOMEM: return "out of memory";
+    case DATUM_E_ARG: return "invalid argument";
+    case DATUM_E_INPUT: return "bad input";
+    case DATUM_E_IO: return "input/output error";
+    case DATUM_E_FORMAT: return "bad or unsupported file format";
+    case DATUM_E_NUMERIC: return "numerical failure";
+    case DATUM_W_EMPTY: return "nothing to compute";
+    default: return "unknown error";
+    }
+}
+
+int datum_ctx_create(datum_ctx **out)
+{
+    datum_ctx *ctx = calloc(1, sizeof *ctx);
+    *out = ctx;
+    if (!ctx) return DATUM_E_NOMEM;
+    ctx->threads = 1;
+    return DATUM_OK;
+}
+
+void datum_ctx_free(datum_ctx **ctx)
+{
+    if (!ctx || !*ctx) return;
+    free(*ctx);
+    *ctx = NULL;
+}
+
+int datum_ctx_set_threads(datum_ctx *ctx, int threads)
+{
+    if (threads < 1 || threads > 1024)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "thread count %d is out of range 1..1024", threads);
+    ctx->threads = threads;
+    return DATUM_OK;
+}
+
+int datum_ctx_threads(const datum_ctx *ctx) { return ctx->threads; }
+
+void datum_ctx_set_progress(datum_ctx *ctx, datum_progress_fn fn, void *user)
+{
+    ctx->progress = fn;
+    ctx->progress_user = user;
+}
+
+void datum_ctx_progress(datum_ctx *ctx, uint64_t done, uint64_t total)
+{
+    if (ctx && ctx->progress) ctx->progress(ctx->progress_user, done, total);
+}
+
+int datum_ctx_fail(datum_ctx *ctx, int code, const char *fmt, ...)
+{
+    /* Keep the first error: later ones are usually its consequences. */
+    if (!ctx || ctx->code < 0) return code;
+    ctx->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int datum_ctx_code(const datum_ctx *ctx) { return ctx->code; }
+const char *datum_ctx_message(const datum_ctx *ctx) { return ctx->message; }
+
+void datum_ctx_clear(datum_ctx *ctx)
+{
+    ctx->code = DATUM_OK;
+    ctx->message[0] = '\0';
+}

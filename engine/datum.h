@@ -1,0 +1,297 @@
+/*
+ * datum.h - the engine's public contract: context, IMP scales, datum rules,
+ * Butler and cross-IMP kernels, and the batch driver over many board fields.
+ *
+ * Conventions (every function below follows them):
+ *  - Return codes: DATUM_OK (0) on success, a negative DATUM_E_* on error, a
+ *    positive DATUM_W_* for a warning that left usable output.
+ *  - Functions taking a datum_ctx record any error in it (code + message),
+ *    retrievable with datum_ctx_code() / datum_ctx_message().
+ *  - Kernels (datum_field_*, datum_imp*) are pure: const inputs, caller-owned
+ *    outputs and workspace, no allocation, no I/O, no global state; they are
+ *    safe to call concurrently from any number of threads.
+ *  - Scores are North-South's; East-West's own score is the negation.
+ *
+ * The mathematics is defined in docs/methods.md (the project's copy of the
+ * scoring contract); section numbers "§n" below refer to it.
+ */
+#ifndef DATUM_H
+#define DATUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Return codes                                                             */
+
+enum {
+    DATUM_OK = 0,
+    DATUM_E_NOMEM = -1,   /* an allocation failed */
+    DATUM_E_ARG = -2,     /* invalid argument or option (usage error) */
+    DATUM_E_INPUT = -3,   /* bad input data (CSV row, value out of range) */
+    DATUM_E_IO = -4,      /* a file could not be opened, read or written */
+    DATUM_E_FORMAT = -5,  /* not a datum archive, corrupt or unsupported */
+    DATUM_E_NUMERIC = -6, /* a numerical method failed */
+    DATUM_W_EMPTY = 1     /* warning: nothing to compute (e.g. no real score) */
+};
+
+/* Short English name of a return code ("ok", "out of memory", ...). */
+const char *datum_strerror(int code);
+
+/* Engine version, e.g. "0.1.0"; recorded in every output file. */
+const char *datum_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Context: thread count, progress callback and the error state.            */
+
+typedef struct datum_ctx datum_ctx;
+
+/* Progress callback: done out of total units of the current job. Called from
+ * the calling thread only, never from inside a parallel region. */
+typedef void (*datum_progress_fn)(void *user, uint64_t done, uint64_t total);
+
+/* Creates a context with 1 thread and no error. *out receives it; the caller
+ * frees it with datum_ctx_free. Returns DATUM_OK or DATUM_E_NOMEM. */
+int datum_ctx_create(datum_ctx **out);
+/* Frees the context; accepts NULL and *ctx == NULL; sets *ctx to NULL. */
+void datum_ctx_free(datum_ctx **ctx);
+
+/* Thread count for the parallel drivers, 1..1024. Results never depend on
+ * it. Returns DATUM_OK or DATUM_E_ARG (and records the error). */
+int datum_ctx_set_threads(datum_ctx *ctx, int threads);
+int datum_ctx_threads(const datum_ctx *ctx);
+
+void datum_ctx_set_progress(datum_ctx *ctx, datum_progress_fn fn, void *user);
+/* Reports progress through the callback, if any (library-internal use). */
+void datum_ctx_progress(datum_ctx *ctx, uint64_t done, uint64_t total);
+
+/* Records an error (printf-style message) and returns code. A later error
+ * does not overwrite the first one until datum_ctx_clear. */
+int datum_ctx_fail(datum_ctx *ctx, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int datum_ctx_code(const datum_ctx *ctx);           /* DATUM_OK if none */
+const char *datum_ctx_message(const datum_ctx *ctx); /* "" if none */
+void datum_ctx_clear(datum_ctx *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* IMP scales (§1)                                                          */
+
+typedef enum {
+    DATUM_SCALE_WBF = 0,   /* integer WBF table, 0..24 */
+    DATUM_SCALE_LINEAR = 1 /* "Bastille": piecewise linear through the midpoints */
+} datum_scale_kind;
+
+typedef struct {
+    datum_scale_kind kind;
+    int doubled; /* convert 2*(s-d) instead of s-d (seed 002) */
+    int halved;  /* divide the resulting IMPs by 2 (seed 002) */
+} datum_scale;
+
+#define DATUM_SCALE_INIT {DATUM_SCALE_WBF, 0, 0}
+
+/* WBF IMPs of a real difference: |d| >= boundary gives the higher band. */
+int datum_imp_wbf(double diff);
+
+/* IMPs of the exact rational difference num/den (den > 0) on the scale,
+ * options applied. Exact: the band (wbf) is decided in integer arithmetic and
+ * the linear value is correctly rounded. Requires |num| < 2^52 / 4. */
+double datum_imp_ratio(const datum_scale *scale, int64_t num, int64_t den);
+
+/* IMPs of a real difference (convenience; floating-point comparison). */
+double datum_imp(const datum_scale *scale, double diff);
+
+/* ------------------------------------------------------------------------ */
+/* Datum rules (§2)                                                         */
+
+typedef enum {
+    DATUM_CENTER_MEAN = 0,        /* (weighted, trimmed) mean */
+    DATUM_CENTER_MEDIAN_LOW = 1,  /* lower middle for even n */
+    DATUM_CENTER_MEDIAN_HIGH = 2, /* upper middle for even n */
+    DATUM_CENTER_MEDIAN_MEAN = 3, /* mean of the two middles for even n */
+    DATUM_CENTER_PAR = 4          /* zero-sum par (seed 002) */
+} datum_center;
+
+typedef enum {
+    DATUM_TRIM_NONE = 0,
+    DATUM_TRIM_FIXED = 1,   /* trim_count at each end */
+    DATUM_TRIM_TENTH = 2,   /* ceil(n/10) at each end */
+    DATUM_TRIM_PERCENT = 3  /* trim_percent % of n at each end, see trim_percent_round */
+} datum_trim;
+
+typedef enum {
+    DATUM_ROUND_NONE = 0,
+    DATUM_ROUND_HALF_TOWARD_ZERO = 1, /* +175 -> +170, -415 -> -410 (NBB) */
+    DATUM_ROUND_HALF_AWAY = 2,        /* +175 -> +180, -415 -> -420 */
+    DATUM_ROUND_HALF_UP = 3,          /* toward +infinity: -415 -> -410, +175 -> +180 */
+    DATUM_ROUND_HALF_EVEN = 4         /* to the even multiple: 175 -> 180, 165 -> 160 */
+} datum_rounding;
+
+typedef enum {
+    DATUM_PCT_CEIL = 0,   /* k = ceil(n*p/100) */
+    DATUM_PCT_FLOOR = 1,  /* k = floor(n*p/100) */
+    DATUM_PCT_NEAREST = 2 /* k = n*p/100 rounded, halves up */
+} datum_pct_round;
+
+/*
+ * The general recipe. For a field of n real scores:
+ *  - center PAR: §2 par, every other member ignored.
+ *  - if small_max >= 3 and 3 <= n <= small_max: weighted mean, the single
+ *    lowest and single highest weigh 1, every other score middle_weight;
+ *  - else if n >= trim_min_n: drop k scores at each end, k from trim, capped
+ *    at floor((n-1)/2) so that at least one score remains;
+ *  - center (mean or median) of what remains;
+ *  - rounding to a multiple of round_unit.
+ */
+typedef struct {
+    datum_center center;
+    datum_trim trim;
+    int trim_count;          /* DATUM_TRIM_FIXED: k, >= 0 */
+    double trim_percent;     /* DATUM_TRIM_PERCENT: p in [0, 50] */
+    datum_pct_round trim_percent_round;
+    int trim_min_n;          /* trim only fields of at least this many scores */
+    int small_max;           /* weighted small fields 3..small_max; 0 = off */
+    int middle_weight;       /* weight of the inner scores of a small field, >= 1 */
+    datum_rounding rounding;
+    int round_unit;          /* > 0, usually 10 */
+} datum_rule;
+
+/* Fills *rule with the preset: "mean", "nbb", "bastille", "par" (§2), or
+ * "acbl" (drop 5% rounded up, halves to even) and "bridgewx" (ceil(n/10)
+ * when n > 5, halves away from zero). Returns DATUM_OK or DATUM_E_ARG. */
+int datum_rule_preset(datum_rule *rule, const char *name);
+
+/* Checks every member's range. Returns DATUM_OK or DATUM_E_ARG. */
+int datum_rule_check(const datum_rule *rule);
+
+/* A datum as the exact rational num/den (den > 0); den == 0: no datum. */
+typedef struct {
+    int64_t num;
+    int64_t den;
+} datum_value;
+
+/* Datum of one field's n real scores. work: n int32 of caller scratch (the
+ * scores are copied and sorted there; scores itself is not modified).
+ * Returns DATUM_OK, or DATUM_W_EMPTY with den = 0 when n == 0. Requires
+ * |score| < 2^20 and n < 2^31 (the rational stays exact in 64 bits). */
+int datum_field_datum(const datum_rule *rule, const int32_t *scores, size_t n,
+                      int32_t *work, datum_value *out);
+
+/* The datum as a double (NaN when there is none). */
+double datum_value_double(datum_value v);
+
+/* ------------------------------------------------------------------------ */
+/* Adjusted results                                                         */
+
+/* Codes of the `adjusted` column (formats.md): NS/EW awards. */
+typedef enum {
+    DATUM_ADJ_NONE = 0,  /* a real score */
+    DATUM_ADJ_AP = 1,    /* "A+"    = A+/A- */
+    DATUM_ADJ_A = 2,     /* "A"     = A/A   */
+    DATUM_ADJ_AM = 3,    /* "A-"    = A-/A+ */
+    DATUM_ADJ_AP_AM = 4, /* "A+/A-" */
+    DATUM_ADJ_AM_AP = 5, /* "A-/A+" */
+    DATUM_ADJ_A_A = 6,   /* "A/A" */
+    DATUM_ADJ_AP_AP = 7, /* "A+/A+" */
+    DATUM_ADJ_AM_AM = 8, /* "A-/A-" */
+    DATUM_ADJ_COUNT = 9
+} datum_adjusted;
+
+/* Parses a token of the adjusted column ("" -> NONE). Returns the code, or
+ * -1 for an unknown token. */
+int datum_adjusted_parse(const char *token, size_t len);
+/* Canonical token of a code ("" for NONE). */
+const char *datum_adjusted_token(int code);
+
+/* IMPs awarded for average-plus, average and average-minus. */
+typedef struct {
+    double plus, average, minus;
+} datum_adjusted_imps;
+
+#define DATUM_ADJUSTED_IMPS_INIT {3.0, 0.0, -3.0}
+
+/* NS and EW IMPs of an adjusted code (code != NONE). */
+void datum_adjusted_award(const datum_adjusted_imps *award, int code, double *ns, double *ew);
+
+/* ------------------------------------------------------------------------ */
+/* Per-field kernels                                                        */
+
+/* Butler (§3): the IMPs of n rows of one field against datum d.
+ * adjusted may be NULL (all real). Real rows: ns = imp(s - d), ew = -ns;
+ * adjusted rows: the fixed award. If d.den == 0 (no datum) every row must be
+ * adjusted. Outputs ns_imps[n], ew_imps[n]. */
+void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *award,
+                        const int32_t *scores, const uint8_t *adjusted, size_t n,
+                        datum_value d, double *ns_imps, double *ew_imps);
+
+/* Cross-IMP (§4) of n real scores: raw[i] = sum_{k != i} imp(s_i - s_k).
+ * work: n int32 + (n + 1) int32 of scratch (2n + 1 in all). */
+void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n,
+                       int32_t *work, double *raw);
+
+/* ------------------------------------------------------------------------ */
+/* The method of a run: everything that decides the numbers.                */
+
+typedef enum {
+    DATUM_DIVISOR_N_MINUS_1 = 0, /* average per comparison */
+    DATUM_DIVISOR_N = 1,
+    DATUM_DIVISOR_NONE = 2
+} datum_divisor;
+
+typedef struct {
+    datum_rule rule;
+    datum_scale scale;
+    datum_adjusted_imps award;
+    datum_divisor cross_divisor;
+} datum_method;
+
+/* Fills *m with the preset rule `name` (see datum_rule_preset), the wbf
+ * scale, the default awards and divisor n-1. Returns DATUM_OK or DATUM_E_ARG. */
+int datum_method_init(datum_method *m, const char *preset);
+
+/* ------------------------------------------------------------------------ */
+/* Batch driver over a chunk of whole fields (OpenMP).                      */
+
+/* A chunk of fields in archive layout: rows sorted by field, field f owning
+ * rows offset[f] .. offset[f+1]-1 (offset[0] == 0). */
+typedef struct {
+    size_t n_fields;
+    const uint64_t *offset;  /* n_fields + 1 */
+    const int32_t *ns_score; /* per row; ignored on adjusted rows */
+    const uint8_t *adjusted; /* per row datum_adjusted code, or NULL */
+} datum_fields;
+
+/* Butler over every field: datum[f] (NaN when the field has no real score),
+ * ns_imps[row], ew_imps[row]. Deterministic for any thread count.
+ * Returns DATUM_OK, DATUM_E_NOMEM or DATUM_E_ARG (recorded in ctx). */
+int datum_score_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
+                       double *datum, double *ns_imps, double *ew_imps);
+
+/* Cross-IMP over every field. Per row: ns_raw, ns_avg (raw divided as
+ * m->cross_divisor says), terms (the number of comparisons n-1); rows that
+ * get no score (adjusted rows, or fields with fewer than 2 real scores) get
+ * terms = 0 and NaN in ns_raw and ns_avg. */
+int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
+                       double *ns_raw, double *ns_avg, int32_t *terms);
+
+/* ------------------------------------------------------------------------ */
+/* Per-pair totals                                                          */
+
+/* Accumulates per-row IMPs into per-pair totals in row order (deterministic).
+ * For each row r with ns_imps[r] not NaN: imps[ns_pair[r]] += ns_imps[r] and
+ * boards[ns_pair[r]] += 1; likewise EW with ew_imps (ew_imps may be NULL: EW
+ * then gets -ns_imps). Pair indices must be < n_pairs (not checked). */
+void datum_pairs_accumulate(size_t n_rows, const int32_t *ns_pair, const int32_t *ew_pair,
+                            const double *ns_imps, const double *ew_imps,
+                            double *imps, int64_t *boards);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DATUM_H */

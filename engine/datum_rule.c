@@ -1,0 +1,253 @@
+/* datum_rule.c - the datum of a board field (§2): presets, the general recipe
+ * (trimming, small-field weighting, mean or median, rounding) and zero-sum par.
+ *
+ * A datum is kept as the exact rational num/den so that every later
+ * comparison with a boundary, and every rounding, is decided exactly. */
+#include "datum.h"
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const datum_rule kPlainMean = {
+    .center = DATUM_CENTER_MEAN, .trim = DATUM_TRIM_NONE, .trim_count = 0,
+    .trim_percent = 0, .trim_percent_round = DATUM_PCT_CEIL, .trim_min_n = 1,
+    .small_max = 0, .middle_weight = 2, .rounding = DATUM_ROUND_NONE, .round_unit = 10};
+
+int datum_rule_preset(datum_rule *rule, const char *name)
+{
+    *rule = kPlainMean;
+    if (strcmp(name, "mean") == 0) return DATUM_OK;
+    if (strcmp(name, "nbb") == 0) { /* seed 001 */
+        rule->trim = DATUM_TRIM_TENTH;
+        rule->trim_min_n = 6;
+        rule->small_max = 5;
+        rule->rounding = DATUM_ROUND_HALF_TOWARD_ZERO;
+        return DATUM_OK;
+    }
+    if (strcmp(name, "bastille") == 0) { /* seed 003: the cap keeps one score */
+        rule->trim = DATUM_TRIM_TENTH;
+        return DATUM_OK;
+    }
+    if (strcmp(name, "par") == 0) { /* seed 002 */
+        rule->center = DATUM_CENTER_PAR;
+        return DATUM_OK;
+    }
+    if (strcmp(name, "acbl") == 0) { /* ACBLscore: 5% at each end, halves to even */
+        rule->trim = DATUM_TRIM_PERCENT;
+        rule->trim_percent = 5;
+        rule->rounding = DATUM_ROUND_HALF_EVEN;
+        return DATUM_OK;
+    }
+    if (strcmp(name, "bridgewx") == 0) { /* ceil(n/10) only when n > 5, halves away */
+        rule->trim = DATUM_TRIM_TENTH;
+        rule->trim_min_n = 6;
+        rule->rounding = DATUM_ROUND_HALF_AWAY;
+        return DATUM_OK;
+    }
+    return DATUM_E_ARG;
+}
+
+int datum_rule_check(const datum_rule *r)
+{
+    if ((unsigned)r->center > DATUM_CENTER_PAR || (unsigned)r->trim > DATUM_TRIM_PERCENT ||
+        (unsigned)r->rounding > DATUM_ROUND_HALF_EVEN ||
+        (unsigned)r->trim_percent_round > DATUM_PCT_NEAREST)
+        return DATUM_E_ARG;
+    if (r->trim_count < 0 || !(r->trim_percent >= 0 && r->trim_percent <= 50) ||
+        r->trim_min_n < 0 || r->small_max < 0 || r->small_max > 1000 ||
+        r->middle_weight < 1 || r->middle_weight > 1000 || r->round_unit < 1 ||
+        r->round_unit > 100000)
+        return DATUM_E_ARG;
+    return DATUM_OK;
+}
+
+double datum_value_double(datum_value v)
+{
+    return v.den == 0 ? NAN : (double)v.num / (double)v.den;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sorting without allocation: 3-way quicksort (fields are full of equal
+ * scores), insertion sort for short ranges, recursion on the smaller side
+ * only so the depth stays below log2(n). */
+
+static void insertion_sort(int32_t *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        int32_t x = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1] > x) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+static int32_t median_of_three(int32_t a, int32_t b, int32_t c)
+{
+    if (a > b) { int32_t t = a; a = b; b = t; }
+    if (b > c) b = c;
+    return a > b ? a : b;
+}
+
+void datum_sort_i32(int32_t *a, size_t n)
+{
+    while (n > 24) {
+        int32_t p = median_of_three(a[0], a[n / 2], a[n - 1]);
+        size_t lt = 0, i = 0, gt = n; /* [0,lt) < p, [lt,i) == p, [gt,n) > p */
+        while (i < gt) {
+            if (a[i] < p) {
+                int32_t t = a[lt]; a[lt++] = a[i]; a[i++] = t;
+            } else if (a[i] > p) {
+                int32_t t = a[--gt]; a[gt] = a[i]; a[i] = t;
+            } else {
+                i++;
+            }
+        }
+        size_t left = lt, right = n - gt;
+        if (left < right) {
+            datum_sort_i32(a, left);
+            a += gt;
+            n = right;
+        } else {
+            datum_sort_i32(a + gt, right);
+            n = left;
+        }
+    }
+    insertion_sort(a, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Zero-sum par: the multiple of 10 in [-8000, 8000] minimising
+ * |sum_i wbf(s_i - d)|, ties to the value closest to zero. The sum is
+ * non-increasing in d, so its minimisers form one interval, found by binary
+ * searches rather than by scanning the 1601 candidates. */
+
+enum { PAR_STEPS = 1601, PAR_ZERO = 800 }; /* d = 10*(j - PAR_ZERO) */
+
+static int64_t par_imp_sum(const int32_t *s, size_t n, int64_t j)
+{
+    int64_t d = 10 * (j - PAR_ZERO), sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t diff = s[i] - d;
+        int band = datum_wbf_band_of_fifths((diff < 0 ? -diff : diff) / 5);
+        sum += diff < 0 ? -band : band;
+    }
+    return sum;
+}
+
+/* Smallest j in [0, PAR_STEPS] with sum(j) <= t (PAR_STEPS if none). */
+static int64_t par_first_at_most(const int32_t *s, size_t n, int64_t t)
+{
+    int64_t lo = 0, hi = PAR_STEPS;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (par_imp_sum(s, n, mid) <= t) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+static int64_t par_datum(const int32_t *s, size_t n)
+{
+    int64_t j0 = par_first_at_most(s, n, 0); /* first index where the sum is <= 0 */
+    int64_t above = j0 > 0 ? par_imp_sum(s, n, j0 - 1) : INT64_MAX;           /* > 0 */
+    int64_t below = j0 < PAR_STEPS ? -par_imp_sum(s, n, j0) : INT64_MAX;      /* >= 0 */
+    int64_t best = above < below ? above : below;
+    /* The minimisers: sum == +best (just before j0) and/or sum == -best (from j0). */
+    int64_t lo = above == best ? par_first_at_most(s, n, best) : j0;
+    int64_t hi = below == best ? par_first_at_most(s, n, -best - 1) - 1 : j0 - 1;
+    int64_t j = PAR_ZERO < lo ? lo : PAR_ZERO > hi ? hi : PAR_ZERO;
+    return 10 * (j - PAR_ZERO);
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* Scores dropped at each end of a field of n (before the cap). */
+static size_t trim_count(const datum_rule *r, size_t n)
+{
+    if ((int64_t)n < r->trim_min_n) return 0;
+    switch (r->trim) {
+    case DATUM_TRIM_FIXED: return (size_t)r->trim_count;
+    case DATUM_TRIM_TENTH: return (n + 9) / 10;
+    case DATUM_TRIM_PERCENT: {
+        /* The tolerance absorbs the binary representation of p (5% of 20 is 1). */
+        double x = r->trim_percent * (double)n / 100.0;
+        if (r->trim_percent_round == DATUM_PCT_FLOOR) return (size_t)floor(x + 1e-9);
+        if (r->trim_percent_round == DATUM_PCT_NEAREST) return (size_t)floor(x + 0.5 + 1e-9);
+        return (size_t)ceil(x - 1e-9);
+    }
+    default: return 0;
+    }
+}
+
+/* Floor division for a positive divisor. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* Rounds num/den to a multiple of unit, exact halves as the rule says. */
+static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t unit)
+{
+    int64_t step = unit * v.den;
+    int64_t q = floor_div(v.num, step);
+    int64_t twice_rest = 2 * (v.num - q * step); /* in [0, 2*step) */
+    if (twice_rest > step) {
+        q++;
+    } else if (twice_rest == step) { /* exactly q + 1/2 units */
+        switch (mode) {
+        case DATUM_ROUND_HALF_TOWARD_ZERO: q += q < 0; break;
+        case DATUM_ROUND_HALF_AWAY: q += q >= 0; break;
+        case DATUM_ROUND_HALF_UP: q++; break;
+        default: q += (q & 1) != 0; break; /* to even */
+        }
+    }
+    return (datum_value){q * unit, 1};
+}
+
+int datum_field_datum(const datum_rule *r, const int32_t *scores, size_t n, int32_t *work,
+                      datum_value *out)
+{
+    if (n == 0) {
+        *out = (datum_value){0, 0};
+        return DATUM_W_EMPTY;
+    }
+    if (r->center == DATUM_CENTER_PAR) {
+        *out = (datum_value){par_datum(scores, n), 1};
+        return DATUM_OK;
+    }
+    memcpy(work, scores, n * sizeof *work);
+    datum_sort_i32(work, n);
+
+    datum_value v;
+    if (r->small_max >= 3 && n >= 3 && n <= (size_t)r->small_max) {
+        /* Small field: the single extremes weigh 1, the inner scores more. */
+        int64_t inner = 0;
+        for (size_t i = 1; i + 1 < n; i++) inner += work[i];
+        v.num = (int64_t)work[0] + work[n - 1] + (int64_t)r->middle_weight * inner;
+        v.den = 2 + (int64_t)r->middle_weight * (int64_t)(n - 2);
+    } else {
+        size_t k = trim_count(r, n), cap = (n - 1) / 2;
+        if (k > cap) k = cap;
+        const int32_t *kept = work + k;
+        size_t m = n - 2 * k;
+        if (r->center == DATUM_CENTER_MEAN) {
+            int64_t sum = 0;
+            for (size_t i = 0; i < m; i++) sum += kept[i];
+            v = (datum_value){sum, (int64_t)m};
+        } else if (m % 2 == 1) {
+            v = (datum_value){kept[m / 2], 1};
+        } else {
+            int32_t low = kept[m / 2 - 1], high = kept[m / 2];
+            v = r->center == DATUM_CENTER_MEDIAN_LOW    ? (datum_value){low, 1}
+                : r->center == DATUM_CENTER_MEDIAN_HIGH ? (datum_value){high, 1}
+                                                        : (datum_value){(int64_t)low + high, 2};
+        }
+    }
+    *out = r->rounding == DATUM_ROUND_NONE ? v : round_to_unit(v, r->rounding, r->round_unit);
+    return DATUM_OK;
+}

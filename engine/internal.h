@@ -1,0 +1,19 @@
+/* internal.h - helpers shared by the engine's own files; not public. */
+#ifndef DATUM_INTERNAL_H
+#define DATUM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DATUM_WBF_BANDS 24
+#define DATUM_WBF_FIFTHS 800 /* floor(4000/5): 24 IMPs from there on */
+
+/* WBF IMPs of a non-negative difference d given as floor(d/5). */
+int datum_wbf_band_of_fifths(int64_t fifths);
+/* The band's lower boundary (band 0..23 -> 15..3995). */
+int datum_wbf_boundary(int band);
+
+/* Sorts a[0..n) ascending in place; no allocation. */
+void datum_sort_i32(int32_t *a, size_t n);
+
+#endif

@@ -1,0 +1,141 @@
+/* kernels.c - per-field kernels: adjusted awards, Butler (§3), cross-IMP (§4),
+ * the method of a run, per-pair totals. */
+#include "datum.h"
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Adjusted results                                                          */
+
+/* Token and (NS, EW) awards of each code: +1 plus, 0 average, -1 minus. */
+static const struct {
+    const char *token;
+    signed char ns, ew;
+} kAdjusted[DATUM_ADJ_COUNT] = {
+    {"", 0, 0},       {"A+", 1, -1},    {"A", 0, 0},      {"A-", -1, 1},   {"A+/A-", 1, -1},
+    {"A-/A+", -1, 1}, {"A/A", 0, 0},    {"A+/A+", 1, 1},  {"A-/A-", -1, -1}};
+
+int datum_adjusted_parse(const char *token, size_t len)
+{
+    for (int code = 0; code < DATUM_ADJ_COUNT; code++)
+        if (strlen(kAdjusted[code].token) == len && memcmp(kAdjusted[code].token, token, len) == 0)
+            return code;
+    return -1;
+}
+
+const char *datum_adjusted_token(int code)
+{
+    return code >= 0 && code < DATUM_ADJ_COUNT ? kAdjusted[code].token : "?";
+}
+
+static double award_of(const datum_adjusted_imps *award, int level)
+{
+    return level > 0 ? award->plus : level < 0 ? award->minus : award->average;
+}
+
+void datum_adjusted_award(const datum_adjusted_imps *award, int code, double *ns, double *ew)
+{
+    *ns = award_of(award, kAdjusted[code].ns);
+    *ew = award_of(award, kAdjusted[code].ew);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Butler                                                                    */
+
+void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *award,
+                        const int32_t *scores, const uint8_t *adjusted, size_t n,
+                        datum_value d, double *ns_imps, double *ew_imps)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (adjusted && adjusted[i] != DATUM_ADJ_NONE) {
+            datum_adjusted_award(award, adjusted[i], &ns_imps[i], &ew_imps[i]);
+        } else {
+            ns_imps[i] = datum_imp_ratio(scale, (int64_t)scores[i] * d.den - d.num, d.den);
+            ew_imps[i] = 0.0 - ns_imps[i];
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cross-IMP                                                                 */
+
+/* Fields up to this size compare every pair of scores directly; larger WBF
+ * fields count, for each score, how many others lie beyond each band
+ * boundary (binary searches in the sorted scores): O(24 n log n). */
+enum { CROSS_DIRECT_MAX = 128 };
+
+/* Number of v[0..n) that are <= x (v sorted ascending). */
+static size_t count_at_most(const int32_t *v, size_t n, int64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Raw WBF cross-IMPs (before halving) by counting. An integer difference x
+ * reaches band boundary B when mult*x >= B, i.e. x >= ceil(B/mult). */
+static void cross_wbf_counting(const int32_t *scores, size_t n, int mult, int32_t *sorted,
+                               double *raw)
+{
+    memcpy(sorted, scores, n * sizeof *sorted);
+    datum_sort_i32(sorted, n);
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = scores[i], total = 0;
+        for (int b = 0; b < DATUM_WBF_BANDS; b++) {
+            int64_t t = (datum_wbf_boundary(b) + mult - 1) / mult;
+            size_t below = count_at_most(sorted, n, s - t);           /* s - s_k >= t */
+            size_t above = n - count_at_most(sorted, n, s + t - 1);   /* s_k - s >= t */
+            total += (int64_t)below - (int64_t)above;
+        }
+        raw[i] = (double)total;
+    }
+}
+
+void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n,
+                       int32_t *work, double *raw)
+{
+    if (scale->kind == DATUM_SCALE_WBF && n > CROSS_DIRECT_MAX) {
+        cross_wbf_counting(scores, n, scale->doubled ? 2 : 1, work, raw);
+        if (scale->halved)
+            for (size_t i = 0; i < n; i++) raw[i] *= 0.5;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double total = 0;
+        for (size_t k = 0; k < n; k++)
+            if (k != i) total += datum_imp_ratio(scale, (int64_t)scores[i] - scores[k], 1);
+        raw[i] = total + 0.0; /* +0.0 turns a -0 sum into 0 */
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+
+int datum_method_init(datum_method *m, const char *preset)
+{
+    static const datum_scale scale = DATUM_SCALE_INIT;
+    static const datum_adjusted_imps award = DATUM_ADJUSTED_IMPS_INIT;
+    memset(m, 0, sizeof *m);
+    m->scale = scale;
+    m->award = award;
+    m->cross_divisor = DATUM_DIVISOR_N_MINUS_1;
+    return datum_rule_preset(&m->rule, preset);
+}
+
+void datum_pairs_accumulate(size_t n_rows, const int32_t *ns_pair, const int32_t *ew_pair,
+                            const double *ns_imps, const double *ew_imps, double *imps,
+                            int64_t *boards)
+{
+    for (size_t r = 0; r < n_rows; r++) {
+        if (isnan(ns_imps[r])) continue;
+        imps[ns_pair[r]] += ns_imps[r];
+        boards[ns_pair[r]]++;
+        imps[ew_pair[r]] += ew_imps ? ew_imps[r] : 0.0 - ns_imps[r];
+        boards[ew_pair[r]]++;
+    }
+}

@@ -1,0 +1,100 @@
+/* scale.c - IMP scales (§1): the WBF table and its linear "Bastille" variant.
+ *
+ * Every boundary of the WBF table is a multiple of 5, so |d| >= boundary is
+ * the same as floor(|d|/5) >= boundary/5: one table indexed by floor(|d|/5)
+ * decides the band exactly for any rational d, with integer arithmetic only. */
+#include "datum.h"
+#include "internal.h"
+
+#include <math.h>
+
+/* Midpoints between the WBF bands: |d| >= kBoundary[i] gives at least i+1 IMPs. */
+static const int kBoundary[DATUM_WBF_BANDS] = {
+    15,  45,  85,  125,  165,  215,  265,  315,  365,  425,  495,  595,
+    745, 895, 1095, 1295, 1495, 1745, 1995, 2245, 2495, 2995, 3495, 3995};
+
+/* kImpByFifth[q] = WBF IMPs of any |d| with floor(|d|/5) == q, q capped at 800.
+ * Generated from kBoundary (tests/engine/test_scale.c checks it against it). */
+static const unsigned char kImpByFifth[DATUM_WBF_FIFTHS + 1] = {
+    0,0,0,1,1,1,1,1,1,2,2,2,2,2,2,2,2,3,3,3,3,3,3,3,3,4,4,4,4,4,4,4,4,5,5,5,5,5,5,5,
+    5,5,5,6,6,6,6,6,6,6,6,6,6,7,7,7,7,7,7,7,7,7,7,8,8,8,8,8,8,8,8,8,8,9,9,9,9,9,9,9,
+    9,9,9,9,9,10,10,10,10,10,10,10,10,10,10,10,10,10,10,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,12,
+    12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,12,13,13,13,13,13,13,13,13,13,13,13,
+    13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,13,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,
+    14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,
+    15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,15,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,
+    16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,
+    17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,17,18,18,18,18,18,18,18,18,18,18,18,
+    18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,18,19,
+    19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,19,
+    19,19,19,19,19,19,19,19,19,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,
+    20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,20,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,
+    21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,
+    21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,21,22,
+    22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,
+    22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,
+    22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,22,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,
+    23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,
+    23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,24,
+    24,
+};
+
+int datum_wbf_band_of_fifths(int64_t fifths)
+{
+    return kImpByFifth[fifths > DATUM_WBF_FIFTHS ? DATUM_WBF_FIFTHS : fifths];
+}
+
+int datum_wbf_boundary(int band) { return kBoundary[band]; }
+
+int datum_imp_wbf(double diff)
+{
+    double a = fabs(diff);
+    int band = 0;
+    while (band < DATUM_WBF_BANDS && a >= kBoundary[band]) band++;
+    return diff < 0 ? -band : band;
+}
+
+/* Linear scale of the exact non-negative x/den. Between two midpoints the
+ * value is (x + c*den) / (w*den) with integers c and w, so the double result
+ * is one correctly rounded division. */
+static double linear_magnitude(int64_t x, int64_t den)
+{
+    if (x < 45 * den) return (double)x / (double)(30 * den);
+    if (x >= 2495 * den) return (double)(x + 7755 * den) / (double)(500 * den);
+    int i = 1; /* kBoundary[i] <= x/den < kBoundary[i+1] */
+    while (x >= kBoundary[i + 1] * den) i++;
+    int64_t w = kBoundary[i + 1] - kBoundary[i];
+    int64_t c = (2 * i + 1) * w / 2 - kBoundary[i]; /* value i + 0.5 at kBoundary[i] */
+    return (double)(x + c * den) / (double)(w * den);
+}
+
+double datum_imp_ratio(const datum_scale *scale, int64_t num, int64_t den)
+{
+    if (scale->doubled) num *= 2;
+    int64_t x = num < 0 ? -num : num;
+    double mag = scale->kind == DATUM_SCALE_WBF
+                     ? (double)datum_wbf_band_of_fifths(x / (5 * den))
+                     : linear_magnitude(x, den);
+    if (scale->halved) mag *= 0.5;
+    return num < 0 ? 0.0 - mag : mag; /* 0.0 - 0.0 is +0: no "-0" in outputs */
+}
+
+double datum_imp(const datum_scale *scale, double diff)
+{
+    if (scale->doubled) diff *= 2;
+    double a = fabs(diff), mag;
+    if (scale->kind == DATUM_SCALE_WBF) {
+        mag = datum_imp_wbf(a);
+    } else if (a < 45) {
+        mag = a / 30;
+    } else if (a >= 2495) {
+        mag = (a + 7755) / 500;
+    } else {
+        int i = 1;
+        while (a >= kBoundary[i + 1]) i++;
+        double w = kBoundary[i + 1] - kBoundary[i];
+        mag = i + 0.5 + (a - kBoundary[i]) / w;
+    }
+    if (scale->halved) mag *= 0.5;
+    return diff < 0 ? 0.0 - mag : mag;
+}

@@ -1,0 +1,172 @@
+/*
+ * datum_io.h - the archive (HDF5) and the text formats, behind a small
+ * interface. Nothing outside io/ includes hdf5.h; no HDF5 handle leaves io/.
+ *
+ * Conventions as in engine/datum.h: 0 ok, negative DATUM_E_* error recorded in
+ * the context (with the file, line and column where the input is at fault),
+ * objects created through **out and freed by a function that accepts NULL.
+ * HDF5's own error printing is silenced; its failures become DATUM_E_IO or
+ * DATUM_E_FORMAT with a message naming the file.
+ * None of these functions is thread-safe on the same object; the serial HDF5
+ * library must be used from one thread at a time.
+ *
+ * The archive layout is documented in docs/archive-format.md.
+ */
+#ifndef DATUM_IO_H
+#define DATUM_IO_H
+
+#include "datum.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DATUM_ARCHIVE_FORMAT_VERSION 1
+
+/* ------------------------------------------------------------------------ */
+/* Import                                                                   */
+
+typedef struct {
+    int compress;      /* 1: shuffle + deflate (default); 0: uncompressed */
+    int deflate_level; /* 1..9, default 1 */
+    size_t chunk_rows; /* HDF5 chunk length in rows, default 1 << 20 */
+} datum_write_options;
+
+#define DATUM_WRITE_OPTIONS_INIT {1, 1, (size_t)1 << 20}
+
+/* Imports bridge results CSV files (formats.md "In: bridge results") into a
+ * new archive at out_path. Every row is validated; the first bad row aborts
+ * the import with DATUM_E_INPUT and a message "FILE:LINE: column COL: ..."
+ * (missing or extra field, non-integer score, unknown adjusted token, bad date,
+ * repeated (event, section, board, table), a pair twice in one field,
+ * ns_pair == ew_pair, missing header column). The archive is written to a
+ * temporary file in the same directory and renamed over out_path only on
+ * success: on failure nothing is left behind. */
+int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
+                     const char *out_path, const datum_write_options *opt);
+
+/* ------------------------------------------------------------------------ */
+/* Reading an archive                                                       */
+
+typedef struct datum_archive datum_archive;
+
+/* Opens an archive for reading. A missing file, a file that is not HDF5, a
+ * foreign HDF5 file, an unsupported format version or a damaged archive gives
+ * DATUM_E_IO or DATUM_E_FORMAT with a clear message (never an HDF5 error
+ * stack). */
+int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out);
+void datum_archive_close(datum_archive **a);
+
+typedef struct {
+    uint64_t n_results;
+    uint64_t n_fields;
+    uint32_t n_events, n_sections, n_pairs;
+    int32_t first_date, last_date; /* days since 1970-01-01 */
+    int has_adjusted;              /* the input had an `adjusted` column */
+    int format_version;
+} datum_archive_info;
+
+void datum_archive_get_info(const datum_archive *a, datum_archive_info *info);
+
+/* Dictionary entries (valid until the archive is closed). */
+const char *datum_archive_event(const datum_archive *a, uint32_t index);
+const char *datum_archive_section(const datum_archive *a, uint32_t index);
+const char *datum_archive_pair(const datum_archive *a, uint32_t index);
+
+/* Columns a reader can ask for (bit mask). */
+enum {
+    DATUM_COL_TABLE = 1u << 0,
+    DATUM_COL_NS_PAIR = 1u << 1,
+    DATUM_COL_EW_PAIR = 1u << 2,
+    DATUM_COL_NS_SCORE = 1u << 3,
+    DATUM_COL_ADJUSTED = 1u << 4,
+    DATUM_COL_DATE = 1u << 5, /* per-row date */
+    DATUM_COL_ALL = 0x3f
+};
+
+/* A chunk of whole fields, owned by the chunk reader and reused by the next
+ * call. Arrays not requested are NULL. Row arrays are indexed from 0 (the
+ * chunk's first row is archive row first_row). */
+typedef struct {
+    uint64_t first_field, n_fields;
+    uint64_t first_row, n_rows;
+    const uint64_t *offset;        /* n_fields + 1, offset[0] == 0 */
+    const uint32_t *field_event;   /* per field */
+    const uint32_t *field_section; /* per field */
+    const int32_t *field_board;    /* per field */
+    const int32_t *field_date;     /* per field: latest date of its rows */
+    const int32_t *table;
+    const int32_t *ns_pair, *ew_pair;
+    const int32_t *ns_score;
+    const uint8_t *adjusted; /* NULL also when the archive has no adjusted column */
+    const int32_t *date;
+} datum_chunk;
+
+typedef struct datum_chunk_reader datum_chunk_reader;
+
+/* Starts reading the archive's fields in order, in chunks of whole fields of
+ * at most max_rows rows (a single larger field makes a chunk of its own).
+ * Memory held is O(max_rows + largest field). */
+int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns,
+                              size_t max_rows, datum_chunk_reader **out);
+/* Fills *chunk with the next chunk. Returns DATUM_OK with chunk->n_fields > 0,
+ * DATUM_OK with n_fields == 0 at the end, or an error. */
+int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk);
+void datum_chunk_reader_free(datum_chunk_reader **r);
+
+/* ------------------------------------------------------------------------ */
+/* Writing the output of a run (HDF5)                                       */
+
+typedef struct datum_output datum_output;
+
+/* Creates an output file (written to a temporary name until commit) with root
+ * attributes: format "datum-output", format_version, engine_version, command,
+ * source (the archive's path) and one attribute per key/value pair given
+ * (method, every parameter). Copies the archive's dictionaries. */
+int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *src,
+                        const char *command, const char *const *attr_keys,
+                        const char *const *attr_values, size_t n_attrs,
+                        const datum_write_options *opt, datum_output **out);
+
+/* Declares a float64 dataset GROUP/NAME of `length` elements (GROUP is
+ * "fields", "results" or "pairs"; created on first use). Returns its column
+ * number (>= 0) or a negative error. */
+int datum_output_add_column(datum_output *o, const char *group, const char *name,
+                            uint64_t length, const char *description);
+/* Same, int64 values. */
+int datum_output_add_int_column(datum_output *o, const char *group, const char *name,
+                                uint64_t length, const char *description);
+/* Writes values[0..count) at element first of a column (double* for float
+ * columns, int64_t* for int columns). */
+int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t count,
+                       const void *values);
+/* Closes and renames into place. Frees o and sets *o = NULL in any case. */
+int datum_output_commit(datum_output **o);
+/* Closes and removes the temporary file. Accepts NULL. */
+void datum_output_abort(datum_output **o);
+
+/* ------------------------------------------------------------------------ */
+/* Writing CSV (RFC 4180, UTF-8), atomically                                */
+
+typedef struct datum_csv_writer datum_csv_writer;
+
+/* Opens PATH.tmp-XXXXXX for writing; "-" writes to standard output. */
+int datum_csv_create(datum_ctx *ctx, const char *path, datum_csv_writer **out);
+/* Fields of the current row; the first call of a row writes no separator. */
+void datum_csv_str(datum_csv_writer *w, const char *s);   /* quoted if needed */
+void datum_csv_int(datum_csv_writer *w, int64_t v);
+void datum_csv_real(datum_csv_writer *w, double v);       /* shortest round-trip; NaN -> empty */
+void datum_csv_empty(datum_csv_writer *w);
+void datum_csv_end_row(datum_csv_writer *w);
+/* Flushes, closes and renames into place; reports any write error. Frees w. */
+int datum_csv_commit(datum_csv_writer **w);
+void datum_csv_abort(datum_csv_writer **w);
+
+/* Shortest decimal text that reads back as exactly v ("%.17g" at most).
+ * buf must hold 32 bytes. Returns buf. NaN -> "". */
+char *datum_format_real(double v, char *buf);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DATUM_IO_H */

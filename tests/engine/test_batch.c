@@ -1,0 +1,172 @@
+/* test_batch.c - the batch driver: 1 vs 2 threads bit-identical, and the
+ * properties of methods.md on random chunks of fields. */
+#include "test_util.h"
+#include "datum.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+    size_t n_fields, n_rows;
+    uint64_t *offset;
+    int32_t *score;
+    uint8_t *adjusted;
+} chunk;
+
+static chunk random_chunk(test_rng *rng, size_t n_fields)
+{
+    chunk c = {n_fields, 0, calloc(n_fields + 1, sizeof(uint64_t)), NULL, NULL};
+    for (size_t f = 0; f < n_fields; f++) {
+        size_t n = (size_t)(f % 97 == 0 ? test_rng_range(rng, 100, 300) : test_rng_range(rng, 1, 40));
+        c.offset[f + 1] = c.offset[f] + n;
+    }
+    c.n_rows = c.offset[n_fields];
+    c.score = malloc(c.n_rows * sizeof *c.score);
+    c.adjusted = calloc(c.n_rows, 1);
+    for (size_t r = 0; r < c.n_rows; r++) {
+        c.score[r] = test_rng_score(rng);
+        if (test_rng_range(rng, 0, 30) == 0)
+            c.adjusted[r] = (uint8_t)test_rng_range(rng, 1, DATUM_ADJ_COUNT - 1);
+    }
+    return c;
+}
+
+static void chunk_free(chunk *c)
+{
+    free(c->offset);
+    free(c->score);
+    free(c->adjusted);
+}
+
+static void score(const datum_method *m, const chunk *c, int threads, double *datum, double *ns,
+                  double *ew)
+{
+    datum_ctx *ctx;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_ctx_set_threads(ctx, threads), DATUM_OK);
+    datum_fields in = {c->n_fields, c->offset, c->score, c->adjusted};
+    assert_int_equal(datum_score_fields(ctx, m, &in, datum, ns, ew), DATUM_OK);
+    datum_ctx_free(&ctx);
+    assert_null(ctx);
+}
+
+static void test_threads_bit_identical_and_properties(void **state)
+{
+    test_rng rng = test_rng_seeded("batch", 4242);
+    chunk c = random_chunk(&rng, 3000);
+    double *d1 = malloc(c.n_fields * 8), *d2 = malloc(c.n_fields * 8);
+    double *ns1 = malloc(c.n_rows * 8), *ns2 = malloc(c.n_rows * 8);
+    double *ew1 = malloc(c.n_rows * 8), *ew2 = malloc(c.n_rows * 8);
+    const char *presets[] = {"mean", "nbb", "bastille", "par", "acbl", "bridgewx"};
+    for (int p = 0; p < 6; p++) {
+        for (int kind = 0; kind < 2; kind++) {
+            datum_method m;
+            assert_int_equal(datum_method_init(&m, presets[p]), DATUM_OK);
+            m.scale.kind = kind ? DATUM_SCALE_LINEAR : DATUM_SCALE_WBF;
+            m.scale.halved = p % 2;
+            score(&m, &c, 1, d1, ns1, ew1);
+            score(&m, &c, 2, d2, ns2, ew2);
+            assert_memory_equal(d1, d2, c.n_fields * 8);
+            assert_memory_equal(ns1, ns2, c.n_rows * 8);
+            assert_memory_equal(ew1, ew2, c.n_rows * 8);
+            for (size_t f = 0; f < c.n_fields; f++) {
+                double field_sum = 0;
+                size_t real = 0;
+                for (uint64_t r = c.offset[f]; r < c.offset[f + 1]; r++) {
+                    if (c.adjusted[r]) continue;
+                    real++;
+                    assert_true(ns1[r] + ew1[r] == 0); /* NS + EW = 0 at every table */
+                    field_sum += ns1[r] + ew1[r];
+                }
+                assert_true(field_sum == 0);
+                assert_true(real == 0 ? isnan(d1[f]) : !isnan(d1[f]));
+            }
+        }
+    }
+    free(d1); free(d2); free(ns1); free(ns2); free(ew1); free(ew2);
+    chunk_free(&c);
+}
+
+static void test_cross_batch(void **state)
+{
+    test_rng rng = test_rng_seeded("cross-batch", 77);
+    chunk c = random_chunk(&rng, 1500);
+    double *raw1 = malloc(c.n_rows * 8), *raw2 = malloc(c.n_rows * 8);
+    double *avg1 = malloc(c.n_rows * 8), *avg2 = malloc(c.n_rows * 8);
+    int32_t *t1 = malloc(c.n_rows * 4), *t2 = malloc(c.n_rows * 4);
+    datum_method m;
+    datum_method_init(&m, "mean");
+    datum_fields in = {c.n_fields, c.offset, c.score, c.adjusted};
+    datum_ctx *ctx;
+    datum_ctx_create(&ctx);
+    assert_int_equal(datum_cross_fields(ctx, &m, &in, raw1, avg1, t1), DATUM_OK);
+    datum_ctx_set_threads(ctx, 2);
+    assert_int_equal(datum_cross_fields(ctx, &m, &in, raw2, avg2, t2), DATUM_OK);
+    assert_memory_equal(raw1, raw2, c.n_rows * 8);
+    assert_memory_equal(avg1, avg2, c.n_rows * 8);
+    assert_memory_equal(t1, t2, c.n_rows * 4);
+    for (size_t f = 0; f < c.n_fields; f++) {
+        int real = 0;
+        double sum = 0;
+        for (uint64_t r = c.offset[f]; r < c.offset[f + 1]; r++) real += !c.adjusted[r];
+        for (uint64_t r = c.offset[f]; r < c.offset[f + 1]; r++) {
+            if (c.adjusted[r] || real < 2) {
+                assert_true(isnan(raw1[r]) && t1[r] == 0);
+                continue;
+            }
+            assert_int_equal(t1[r], real - 1);
+            assert_true(avg1[r] == raw1[r] / (real - 1));
+            sum += raw1[r];
+        }
+        assert_true(sum == 0);
+    }
+    datum_ctx_free(&ctx);
+    free(raw1); free(raw2); free(avg1); free(avg2); free(t1); free(t2);
+    chunk_free(&c);
+}
+
+static void test_context_errors(void **state)
+{
+    datum_ctx *ctx;
+    datum_ctx_create(&ctx);
+    assert_int_equal(datum_ctx_set_threads(ctx, 0), DATUM_E_ARG);
+    assert_int_equal(datum_ctx_code(ctx), DATUM_E_ARG);
+    assert_non_null(strstr(datum_ctx_message(ctx), "thread"));
+    datum_ctx_fail(ctx, DATUM_E_IO, "second");
+    assert_int_equal(datum_ctx_code(ctx), DATUM_E_ARG); /* the first error is kept */
+    datum_ctx_clear(ctx);
+    assert_int_equal(datum_ctx_code(ctx), DATUM_OK);
+    datum_method m;
+    datum_method_init(&m, "mean");
+    m.rule.round_unit = 0;
+    uint64_t off[2] = {0, 1};
+    int32_t s = 0;
+    double d, ns, ew;
+    datum_fields in = {1, off, &s, NULL};
+    assert_int_equal(datum_score_fields(ctx, &m, &in, &d, &ns, &ew), DATUM_E_ARG);
+    datum_ctx_free(&ctx);
+    datum_ctx_free(&ctx); /* freeing twice is harmless */
+    datum_ctx_free(NULL);
+}
+
+static void test_pairs_accumulate(void **state)
+{
+    const int32_t ns_pair[] = {0, 1, 2}, ew_pair[] = {3, 0, 1};
+    const double ns[] = {2, -1.5, NAN}, ew[] = {-2, 1.5, NAN};
+    double imps[4] = {0};
+    int64_t boards[4] = {0};
+    datum_pairs_accumulate(3, ns_pair, ew_pair, ns, ew, imps, boards);
+    assert_true(imps[0] == 3.5 && imps[1] == -1.5 && imps[2] == 0 && imps[3] == -2);
+    assert_true(boards[0] == 2 && boards[1] == 1 && boards[2] == 0 && boards[3] == 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_bit_identical_and_properties),
+        cmocka_unit_test(test_cross_batch),
+        cmocka_unit_test(test_context_errors),
+        cmocka_unit_test(test_pairs_accumulate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

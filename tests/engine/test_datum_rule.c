@@ -1,0 +1,251 @@
+/* test_datum_rule.c - datum rules against seed 001 (NBB), seed 003 (Bastille),
+ * seed 002 (par, against a brute-force search) and the rounding examples. */
+#include "test_util.h"
+#include "datum.h"
+
+#include <string.h>
+
+/* Datum of the given scores under a preset, as a double. */
+static double datum_of(const char *preset, const int32_t *s, size_t n)
+{
+    datum_rule rule;
+    assert_int_equal(datum_rule_preset(&rule, preset), DATUM_OK);
+    int32_t work[512];
+    datum_value v;
+    assert_true(n <= 512);
+    assert_int_equal(datum_field_datum(&rule, s, n, work, &v), DATUM_OK);
+    return datum_value_double(v);
+}
+
+static double datum_with(const datum_rule *rule, const int32_t *s, size_t n)
+{
+    int32_t work[512];
+    datum_value v;
+    assert_int_equal(datum_field_datum(rule, s, n, work, &v), DATUM_OK);
+    return datum_value_double(v);
+}
+
+/* Seed 001, board 6: NS scores of the six tables; plain mean -180, NBB -70;
+ * East-West's own datum is +70. */
+static void test_seed001_board6(void **state)
+{
+    const int32_t ns[] = {-100, -150, 200, 100, -140, -990};
+    const int32_t ew[] = {100, 150, -200, -100, 140, 990};
+    assert_true(datum_of("mean", ns, 6) == -180.0);
+    assert_true(datum_of("nbb", ns, 6) == -70.0);  /* -72.5 rounded toward zero */
+    assert_true(datum_of("nbb", ew, 6) == 70.0);
+}
+
+/* Seed 001, board 7: five tables, inner scores weigh 2: 1600 / 8 = +200. */
+static void test_seed001_board7(void **state)
+{
+    const int32_t ns[] = {620, -100, 500, 140, -100};
+    assert_true(datum_of("nbb", ns, 5) == 200.0);
+    datum_rule rule;
+    datum_rule_preset(&rule, "nbb");
+    rule.middle_weight = 3; /* (-100 + 620 + 3*540) / 11 = 194.5 -> 190 */
+    assert_true(datum_with(&rule, ns, 5) == 190.0);
+}
+
+/* Seed 001 §10.5: ceil(n/10) dropped at each end from 6 scores on. Four large
+ * scores at the top reveal how many were dropped. */
+static void test_nbb_drop_counts(void **state)
+{
+    datum_rule rule;
+    datum_rule_preset(&rule, "nbb");
+    rule.rounding = DATUM_ROUND_NONE;
+    for (size_t n = 6; n <= 40; n++) {
+        int32_t s[40] = {0};
+        for (size_t i = 0; i < 4; i++) s[i] = 1000;
+        size_t k = n <= 10 ? 1 : n <= 20 ? 2 : n <= 30 ? 3 : 4; /* the seed's table */
+        double expect = (4.0 - (double)k) * 1000.0 / (double)(n - 2 * k);
+        assert_true(datum_with(&rule, s, n) == expect);
+    }
+    const int32_t two[] = {100, 300};
+    assert_true(datum_of("nbb", two, 2) == 200.0); /* n <= 2: plain mean */
+}
+
+static double rounded(datum_rounding mode, const int32_t *s, size_t n)
+{
+    datum_rule rule;
+    datum_rule_preset(&rule, "mean");
+    rule.rounding = mode;
+    return datum_with(&rule, s, n);
+}
+
+/* Seed 001 §10.6: 97 -> 100, -331 -> -330, 224.99 -> 220, 115.02 -> 120,
+ * 335 -> 330, -335 -> -330, +175 -> +170, -415 -> -410 (halves toward zero). */
+static void test_rounding_examples(void **state)
+{
+    const datum_rounding tz = DATUM_ROUND_HALF_TOWARD_ZERO;
+    int32_t s[100];
+    assert_true(rounded(tz, (int32_t[]){97}, 1) == 100);
+    assert_true(rounded(tz, (int32_t[]){-331}, 1) == -330);
+    for (int i = 0; i < 100; i++) s[i] = i < 99 ? 225 : 224; /* mean 224.99 */
+    assert_true(rounded(tz, s, 100) == 220);
+    for (int i = 0; i < 100; i++) s[i] = i < 98 ? 115 : 116; /* mean 115.02 */
+    assert_true(rounded(tz, s, 100) == 120);
+    assert_true(rounded(tz, (int32_t[]){335}, 1) == 330);
+    assert_true(rounded(tz, (int32_t[]){-335}, 1) == -330);
+    assert_true(rounded(tz, (int32_t[]){175}, 1) == 170);
+    assert_true(rounded(tz, (int32_t[]){-415}, 1) == -410);
+    /* The other conventions on the same halves. */
+    assert_true(rounded(DATUM_ROUND_HALF_AWAY, (int32_t[]){175}, 1) == 180);
+    assert_true(rounded(DATUM_ROUND_HALF_AWAY, (int32_t[]){-415}, 1) == -420);
+    assert_true(rounded(DATUM_ROUND_HALF_UP, (int32_t[]){-415}, 1) == -410);
+    assert_true(rounded(DATUM_ROUND_HALF_UP, (int32_t[]){175}, 1) == 180);
+    assert_true(rounded(DATUM_ROUND_HALF_EVEN, (int32_t[]){175}, 1) == 180);
+    assert_true(rounded(DATUM_ROUND_HALF_EVEN, (int32_t[]){165}, 1) == 160);
+    assert_true(rounded(DATUM_ROUND_HALF_EVEN, (int32_t[]){-175}, 1) == -180);
+    assert_true(rounded(DATUM_ROUND_HALF_EVEN, (int32_t[]){-165}, 1) == -160);
+    /* A mean of 172.5 is not a half of a multiple of 10: 170 in every mode. */
+    assert_true(rounded(DATUM_ROUND_HALF_AWAY, (int32_t[]){170, 175}, 2) == 170);
+}
+
+/* Seed 003: eight tables, the extremes dropped, average 1422 / 6 = +237;
+ * after the rectification of +180 to +150 it is +232. The rounded (NBB)
+ * datum goes from 240 to 230 as in the seed's story. */
+static void test_seed003_scheveningen(void **state)
+{
+    int32_t s[] = {600, -50, 400, 180, 200, 210, 212, 220};
+    assert_true(datum_of("bastille", s, 8) == 237.0);
+    assert_true(datum_of("nbb", s, 8) == 240.0);
+    s[3] = 150;
+    assert_true(datum_of("bastille", s, 8) == 232.0);
+    assert_true(datum_of("nbb", s, 8) == 230.0);
+}
+
+static void test_bastille_keeps_one_score(void **state)
+{
+    const int32_t s[] = {-600, 100, 420};
+    assert_true(datum_of("bastille", s, 3) == 100.0); /* k = min(1, 1) */
+    assert_true(datum_of("bastille", s, 2) == -250.0); /* k = min(1, 0) */
+    assert_true(datum_of("bastille", s, 1) == -600.0);
+}
+
+static void test_medians_and_percent(void **state)
+{
+    datum_rule rule;
+    datum_rule_preset(&rule, "mean");
+    const int32_t s[] = {400, -100, 100, 50};
+    rule.center = DATUM_CENTER_MEDIAN_LOW;
+    assert_true(datum_with(&rule, s, 4) == 50.0);
+    rule.center = DATUM_CENTER_MEDIAN_HIGH;
+    assert_true(datum_with(&rule, s, 4) == 100.0);
+    rule.center = DATUM_CENTER_MEDIAN_MEAN;
+    assert_true(datum_with(&rule, s, 4) == 75.0);
+
+    /* 5% of 20 is one score, of 21 is 1.05: ceil 2, floor 1, nearest 1. */
+    int32_t f[21] = {0};
+    f[0] = f[1] = 2100;
+    datum_rule_preset(&rule, "acbl");
+    rule.rounding = DATUM_ROUND_NONE;
+    assert_true(datum_with(&rule, f, 20) == 2100.0 / 18.0);
+    assert_true(datum_with(&rule, f, 21) == 0.0);
+    rule.trim_percent_round = DATUM_PCT_FLOOR;
+    assert_true(datum_with(&rule, f, 21) == 2100.0 / 19.0);
+    rule.trim_percent_round = DATUM_PCT_NEAREST;
+    assert_true(datum_with(&rule, f, 21) == 2100.0 / 19.0);
+
+    /* bridgewx: nothing dropped at five scores, halves away from zero. */
+    const int32_t five[] = {-415, -415, -415, -415, -415};
+    assert_true(datum_of("bridgewx", five, 5) == -420.0);
+    rule = (datum_rule){0};
+    datum_rule_preset(&rule, "mean");
+    rule.trim = DATUM_TRIM_FIXED;
+    rule.trim_count = 2;
+    const int32_t fx[] = {1000, 900, 10, 20, 30, -900, -1000};
+    assert_true(datum_with(&rule, fx, 7) == 20.0);
+}
+
+static void test_empty_field_has_no_datum(void **state)
+{
+    datum_rule rule;
+    datum_rule_preset(&rule, "nbb");
+    datum_value v;
+    int32_t work[1];
+    assert_int_equal(datum_field_datum(&rule, NULL, 0, work, &v), DATUM_W_EMPTY);
+    assert_int_equal((int)v.den, 0);
+}
+
+static void test_presets_and_check(void **state)
+{
+    datum_rule rule;
+    const char *names[] = {"mean", "nbb", "bastille", "par", "acbl", "bridgewx"};
+    for (size_t i = 0; i < 6; i++) {
+        assert_int_equal(datum_rule_preset(&rule, names[i]), DATUM_OK);
+        assert_int_equal(datum_rule_check(&rule), DATUM_OK);
+    }
+    assert_int_equal(datum_rule_preset(&rule, "median"), DATUM_E_ARG);
+    datum_rule_preset(&rule, "mean");
+    rule.round_unit = 0;
+    assert_int_equal(datum_rule_check(&rule), DATUM_E_ARG);
+}
+
+/* Par by brute force: every multiple of 10 in [-8000, 8000]. */
+static int64_t par_brute_force(const int32_t *s, size_t n)
+{
+    int64_t best_d = 0, best = -1;
+    for (int64_t d = -8000; d <= 8000; d += 10) {
+        int64_t sum = 0;
+        for (size_t i = 0; i < n; i++) sum += datum_imp_wbf((double)(s[i] - d));
+        int64_t a = sum < 0 ? -sum : sum;
+        int64_t dd = d < 0 ? -d : d, bd = best_d < 0 ? -best_d : best_d;
+        if (best < 0 || a < best || (a == best && dd < bd)) {
+            best = a;
+            best_d = d;
+        }
+    }
+    return best_d;
+}
+
+static void test_par_against_brute_force(void **state)
+{
+    test_rng rng = test_rng_seeded("par", 20261122);
+    for (int trial = 0; trial < 400; trial++) {
+        size_t n = (size_t)test_rng_range(&rng, 1, 30);
+        int32_t s[30];
+        for (size_t i = 0; i < n; i++) s[i] = test_rng_score(&rng);
+        if (trial % 7 == 0) /* fields full of one result */
+            for (size_t i = 0; i < n; i++) s[i] = s[0];
+        double got = datum_of("par", s, n);
+        if (got != (double)par_brute_force(s, n))
+            fail_msg("trial %d: par %g, brute force %lld", trial, got,
+                     (long long)par_brute_force(s, n));
+    }
+}
+
+static void test_shuffling_changes_nothing(void **state)
+{
+    test_rng rng = test_rng_seeded("shuffle", 7);
+    const char *names[] = {"mean", "nbb", "bastille", "par", "acbl", "bridgewx"};
+    for (int trial = 0; trial < 200; trial++) {
+        size_t n = (size_t)test_rng_range(&rng, 1, 45);
+        int32_t s[45], t[45];
+        for (size_t i = 0; i < n; i++) s[i] = t[i] = test_rng_score(&rng);
+        for (size_t i = n - 1; i > 0; i--) {
+            size_t j = (size_t)test_rng_range(&rng, 0, (int64_t)i);
+            int32_t x = t[i]; t[i] = t[j]; t[j] = x;
+        }
+        for (size_t p = 0; p < 6; p++)
+            assert_true(datum_of(names[p], s, n) == datum_of(names[p], t, n));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed001_board6),
+        cmocka_unit_test(test_seed001_board7),
+        cmocka_unit_test(test_nbb_drop_counts),
+        cmocka_unit_test(test_rounding_examples),
+        cmocka_unit_test(test_seed003_scheveningen),
+        cmocka_unit_test(test_bastille_keeps_one_score),
+        cmocka_unit_test(test_medians_and_percent),
+        cmocka_unit_test(test_empty_field_has_no_datum),
+        cmocka_unit_test(test_presets_and_check),
+        cmocka_unit_test(test_par_against_brute_force),
+        cmocka_unit_test(test_shuffling_changes_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,54 @@
+/* test_util.h - shared helpers of the cmocka tests. */
+#ifndef DATUM_TEST_UTIL_H
+#define DATUM_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+/* Seeded generator (SplitMix64) so that property tests can print and replay
+ * their seed. */
+typedef struct { uint64_t state; } test_rng;
+
+static inline uint64_t test_rng_next(test_rng *r)
+{
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform integer in [lo, hi]. */
+static inline int64_t test_rng_range(test_rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(test_rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* Seed from DATUM_TEST_SEED or the default, printed so a failure can be replayed. */
+static inline test_rng test_rng_seeded(const char *test, uint64_t fallback)
+{
+    const char *env = getenv("DATUM_TEST_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 10) : fallback;
+    printf("# %s: seed %llu (DATUM_TEST_SEED to replay)\n", test, (unsigned long long)seed);
+    return (test_rng){seed};
+}
+
+/* A bridge-like score: mostly multiples of 10 in typical ranges, with many
+ * repeats; sometimes large. */
+static inline int32_t test_rng_score(test_rng *r)
+{
+    static const int32_t common[] = {-1100, -800, -500, -300, -200, -100, -50, 90, 110, 120,
+                                     140,  170,  400,  420,  450,  620,  650, 680, 1430, 2210};
+    switch (test_rng_range(r, 0, 3)) {
+    case 0: return common[test_rng_range(r, 0, 19)];
+    case 1: return (int32_t)(10 * test_rng_range(r, -80, 80));
+    case 2: return (int32_t)test_rng_range(r, -400, 400);
+    default: return (int32_t)(10 * test_rng_range(r, -760, 760));
+    }
+}
+
+#endif
