@@ -1,0 +1,104 @@
+/* cli.h - the `datum` program's internal interface: option parsing, the
+ * method options shared by scoring commands, exit codes and progress. */
+#ifndef DATUM_CLI_H
+#define DATUM_CLI_H
+
+#include "datum.h"
+#include "datum_io.h"
+
+#include <stdio.h>
+
+/* Exit codes (docs/cli.md). */
+enum { EXIT_OK = 0, EXIT_FAILURE_RUN = 1, EXIT_BAD_INPUT = 2 };
+
+/* ------------------------------------------------------------------------ */
+/* Option parsing: a table of long options, each with a handler.            */
+
+typedef struct cli_parser cli_parser;
+
+/* Handles one option; value is NULL for a flag. Returns 0, or reports with
+ * cli_usage_error and returns -1. */
+typedef int (*cli_handler)(cli_parser *p, const char *value, void *target);
+
+typedef struct {
+    const char *name;  /* "--datum" or "-o" */
+    int takes_value;
+    cli_handler handle;
+    void *target;
+} cli_option;
+
+struct cli_parser {
+    const char *command;    /* "score", for messages */
+    const char **positional; /* collected positional arguments */
+    int n_positional;
+};
+
+/* Parses argv[1..argc) against options; positional arguments are collected
+ * in p (p->positional points into a buffer owned by the caller of size argc).
+ * "--help"/"-h" prints help_text and returns 1; errors return -1 (message
+ * printed); success returns 0. */
+int cli_parse(cli_parser *p, int argc, char **argv, const cli_option *options, size_t n_options,
+              const char *help_text);
+
+/* Prints "datum COMMAND: message (see datum COMMAND --help)" on stderr. */
+int cli_usage_error(const cli_parser *p, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Handlers for common value types. */
+int cli_set_flag(cli_parser *p, const char *value, void *target);   /* int = 1 */
+int cli_set_string(cli_parser *p, const char *value, void *target); /* const char * */
+int cli_set_threads(cli_parser *p, const char *value, void *target);/* int 1..1024 */
+
+/* ------------------------------------------------------------------------ */
+/* The method options of scoring commands.                                  */
+
+typedef struct {
+    datum_method method;
+    const char *preset;   /* --datum */
+    const char *scale;    /* --scale */
+    /* Recipe overrides, applied after the preset (NULL / -1 = preset's). */
+    const char *trim, *trim_round, *center, *round;
+    int trim_min, small_max, middle_weight, round_unit;
+    const char *adjusted_imps, *divisor;
+    int doubled, halved;
+} cli_method_options;
+
+void cli_method_defaults(cli_method_options *o, const char *preset);
+/* Appends the method options to a table; returns the new count. */
+size_t cli_method_option_table(cli_method_options *o, cli_option *table, size_t n,
+                               int with_datum, int with_divisor);
+/* Builds o->method from the parsed options. Returns 0 or -1 (printed). */
+int cli_method_resolve(cli_parser *p, cli_method_options *o);
+/* Key/value description of the method for output file attributes. The
+ * strings live in o's buffers until the next call. Returns the count. */
+size_t cli_method_describe(const cli_method_options *o, const char **keys, const char **values,
+                           char buffers[][96], size_t max);
+
+/* ------------------------------------------------------------------------ */
+
+/* Maps a library return code to an exit code and prints the context's
+ * message "datum: MESSAGE" on stderr. */
+int cli_fail(datum_ctx *ctx, int code);
+
+/* A progress line on stderr, shown only when stderr is a terminal and the
+ * job has run for more than a second. */
+typedef struct {
+    const char *label;
+    double start;
+    int shown;
+} cli_progress;
+
+void cli_progress_start(cli_progress *p, datum_ctx *ctx, const char *label);
+void cli_progress_finish(cli_progress *p);
+double cli_now(void);
+
+/* Commands. */
+int cmd_import(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_score(int argc, char **argv);
+int cmd_cross(int argc, char **argv);
+
+#endif

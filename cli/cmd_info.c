@@ -1,0 +1,111 @@
+/* cmd_info.c - `datum info`: what an archive holds. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char kHelp[] =
+    "usage: datum info ARCHIVE.h5\n"
+    "\n"
+    "Prints the archive's events, date range, board fields, results, pairs and\n"
+    "the histogram of tables per field.\n";
+
+/* YYYY-MM-DD of a day count since 1970-01-01 (proleptic Gregorian). */
+static void format_date(int32_t days, char out[48])
+{
+    int64_t z = (int64_t)days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t d = doy - (153 * mp + 2) / 5 + 1;
+    int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    int64_t y = yoe + era * 400 + (m <= 2);
+    snprintf(out, 48, "%04lld-%02lld-%02lld", (long long)y, (long long)m, (long long)d);
+}
+
+/* Histogram buckets: 1..16 tables one by one, then powers of two. */
+enum { EXACT = 16, BUCKETS = EXACT + 32 };
+
+static int bucket_of(uint64_t tables)
+{
+    if (tables <= EXACT) return (int)tables - 1;
+    int b = EXACT;
+    for (uint64_t hi = 2 * EXACT; tables > hi; hi *= 2) b++;
+    return b;
+}
+
+static void bucket_label(int b, char out[32])
+{
+    if (b < EXACT) {
+        snprintf(out, 32, "%d", b + 1);
+        return;
+    }
+    uint64_t lo = (uint64_t)EXACT << (b - EXACT), hi = 2 * lo;
+    snprintf(out, 32, "%llu-%llu", (unsigned long long)lo + 1, (unsigned long long)hi);
+}
+
+static int describe(datum_ctx *ctx, const char *path)
+{
+    datum_archive *a = NULL;
+    datum_chunk_reader *r = NULL;
+    uint64_t hist[BUCKETS] = {0}, adjusted = 0;
+    int rc = datum_archive_open(ctx, path, &a);
+    if (rc < 0) goto done;
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    unsigned columns = info.has_adjusted ? DATUM_COL_ADJUSTED : 0;
+    if ((rc = datum_chunk_reader_create(ctx, a, columns, (size_t)1 << 22, &r)) < 0) goto done;
+    for (;;) {
+        datum_chunk c;
+        if ((rc = datum_chunk_reader_next(r, &c)) < 0) goto done;
+        if (c.n_fields == 0) break;
+        for (uint64_t f = 0; f < c.n_fields; f++) hist[bucket_of(c.offset[f + 1] - c.offset[f])]++;
+        for (uint64_t row = 0; c.adjusted && row < c.n_rows; row++) adjusted += c.adjusted[row] != 0;
+    }
+    char first[48], last[48];
+    format_date(info.first_date, first);
+    format_date(info.last_date, last);
+    printf("archive    %s (format %d)\n", path, info.format_version);
+    printf("events     %u\n", info.n_events);
+    for (uint32_t e = 0; e < info.n_events && e < 20; e++) printf("             %s\n", datum_archive_event(a, e));
+    if (info.n_events > 20) printf("             ... and %u more\n", info.n_events - 20);
+    printf("sections   %u\n", info.n_sections);
+    printf("dates      %s .. %s\n", first, last);
+    printf("fields     %llu\n", (unsigned long long)info.n_fields);
+    printf("results    %llu (%llu adjusted)\n", (unsigned long long)info.n_results,
+           (unsigned long long)adjusted);
+    printf("pairs      %u\n", info.n_pairs);
+    printf("tables per field:\n");
+    uint64_t most = 1;
+    for (int b = 0; b < BUCKETS; b++) most = hist[b] > most ? hist[b] : most;
+    for (int b = 0; b < BUCKETS; b++) {
+        if (!hist[b]) continue;
+        char label[32], bar[41];
+        bucket_label(b, label);
+        int len = (int)((40 * hist[b] + most - 1) / most);
+        memset(bar, '#', (size_t)len);
+        bar[len] = '\0';
+        printf("  %9s %12llu  %s\n", label, (unsigned long long)hist[b], bar);
+    }
+done:
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    return rc;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *positional[argc + 1];
+    cli_parser p = {"info", positional, 0};
+    int parsed = cli_parse(&p, argc, argv, NULL, 0, kHelp);
+    if (parsed != 0) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    if (p.n_positional != 1) return cli_usage_error(&p, "expected one archive"), EXIT_BAD_INPUT;
+    datum_ctx *ctx;
+    if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
+    int rc = describe(ctx, positional[0]);
+    int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
+    datum_ctx_free(&ctx);
+    return status;
+}

@@ -1,0 +1,53 @@
+/* main.c - `datum`: git-style dispatch to the subcommands. */
+#include "cli.h"
+
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command kCommands[] = {
+    {"import", cmd_import, "import results (CSV) into an archive"},
+    {"info", cmd_info, "describe an archive"},
+    {"score", cmd_score, "Butler: datum per board, IMPs per result, pair totals"},
+    {"cross", cmd_cross, "cross-IMPs per result and pair totals"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: datum [--version] [--help] COMMAND [ARGS]\n\n"
+                 "Scores duplicate games against a datum, at federation scale.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof kCommands / sizeof *kCommands; i++)
+        fprintf(out, "  %-8s %s\n", kCommands[i].name, kCommands[i].summary);
+    fprintf(out, "\n'datum COMMAND --help' describes a command. Exit codes: 0 ok, 1 failure,\n"
+                 "2 bad input or usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        if (argc > 2 && strcmp(argv[1], "help") == 0) {
+            char *help_argv[] = {argv[2], "--help", NULL};
+            for (size_t i = 0; i < sizeof kCommands / sizeof *kCommands; i++)
+                if (strcmp(argv[2], kCommands[i].name) == 0) return kCommands[i].run(2, help_argv);
+        }
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("datum %s\n", datum_version());
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof kCommands / sizeof *kCommands; i++)
+        if (strcmp(argv[1], kCommands[i].name) == 0) return kCommands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "datum: '%s' is not a datum command (see 'datum --help')\n", argv[1]);
+    return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,332 @@
+/* options.c - option parsing, the method options, exit codes and progress. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cli_usage_error(const cli_parser *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "datum %s: ", p->command);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'datum %s --help')\n", p->command);
+    va_end(ap);
+    return -1;
+}
+
+int cli_parse(cli_parser *p, int argc, char **argv, const cli_option *options, size_t n_options,
+              const char *help_text)
+{
+    p->n_positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            fputs(help_text, stdout);
+            return 1;
+        }
+        if (arg[0] != '-' || strcmp(arg, "-") == 0) {
+            p->positional[p->n_positional++] = arg;
+            continue;
+        }
+        /* --name=value or --name value */
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        const cli_option *opt = NULL;
+        for (size_t k = 0; k < n_options; k++)
+            if (strlen(options[k].name) == len && strncmp(options[k].name, arg, len) == 0)
+                opt = &options[k];
+        if (!opt) return cli_usage_error(p, "unknown option %.*s", (int)len, arg);
+        const char *value = NULL;
+        if (opt->takes_value) {
+            if (eq) value = eq + 1;
+            else if (i + 1 < argc) value = argv[++i];
+            else return cli_usage_error(p, "option %s needs a value", opt->name);
+        } else if (eq) {
+            return cli_usage_error(p, "option %s takes no value", opt->name);
+        }
+        if (opt->handle(p, value, opt->target) != 0) return -1;
+    }
+    return 0;
+}
+
+int cli_set_flag(cli_parser *p, const char *value, void *target)
+{
+    *(int *)target = 1;
+    return 0;
+}
+
+int cli_set_string(cli_parser *p, const char *value, void *target)
+{
+    *(const char **)target = value;
+    return 0;
+}
+
+/* Parses a whole decimal integer in [lo, hi]. */
+static int parse_int(const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_set_threads(cli_parser *p, const char *value, void *target)
+{
+    long v;
+    if (parse_int(value, 1, 1024, &v) != 0)
+        return cli_usage_error(p, "--threads takes a whole number from 1 to 1024, not '%s'", value);
+    *(int *)target = (int)v;
+    return 0;
+}
+
+/* An int option whose value must be in [lo, hi]; the bounds travel with the
+ * target so one handler serves all of them. */
+typedef struct {
+    int *value;
+    long lo, hi;
+    const char *name;
+} bounded_int;
+
+static int set_bounded_int(cli_parser *p, const char *value, void *target)
+{
+    bounded_int *b = target;
+    long v;
+    if (parse_int(value, b->lo, b->hi, &v) != 0)
+        return cli_usage_error(p, "%s takes a whole number from %ld to %ld, not '%s'", b->name,
+                               b->lo, b->hi, value);
+    *b->value = (int)v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Method options                                                           */
+
+void cli_method_defaults(cli_method_options *o, const char *preset)
+{
+    memset(o, 0, sizeof *o);
+    o->preset = preset;
+    o->scale = "wbf";
+    o->trim_min = o->small_max = o->middle_weight = o->round_unit = -1;
+}
+
+size_t cli_method_option_table(cli_method_options *o, cli_option *t, size_t n, int with_datum,
+                               int with_divisor)
+{
+    /* Bounds for the integer options (static: the table outlives this call). */
+    static bounded_int trim_min, small_max, middle_weight, round_unit;
+    trim_min = (bounded_int){&o->trim_min, 0, 1000000, "--trim-min"};
+    small_max = (bounded_int){&o->small_max, 0, 1000, "--small-max"};
+    middle_weight = (bounded_int){&o->middle_weight, 1, 1000, "--middle-weight"};
+    round_unit = (bounded_int){&o->round_unit, 1, 100000, "--round-unit"};
+    t[n++] = (cli_option){"--scale", 1, cli_set_string, &o->scale};
+    t[n++] = (cli_option){"--double", 0, cli_set_flag, &o->doubled};
+    t[n++] = (cli_option){"--half", 0, cli_set_flag, &o->halved};
+    if (with_datum) {
+        t[n++] = (cli_option){"--datum", 1, cli_set_string, &o->preset};
+        t[n++] = (cli_option){"--middle-weight", 1, set_bounded_int, &middle_weight};
+        t[n++] = (cli_option){"--trim", 1, cli_set_string, &o->trim};
+        t[n++] = (cli_option){"--trim-round", 1, cli_set_string, &o->trim_round};
+        t[n++] = (cli_option){"--trim-min", 1, set_bounded_int, &trim_min};
+        t[n++] = (cli_option){"--small-max", 1, set_bounded_int, &small_max};
+        t[n++] = (cli_option){"--center", 1, cli_set_string, &o->center};
+        t[n++] = (cli_option){"--round", 1, cli_set_string, &o->round};
+        t[n++] = (cli_option){"--round-unit", 1, set_bounded_int, &round_unit};
+        t[n++] = (cli_option){"--adjusted-imps", 1, cli_set_string, &o->adjusted_imps};
+    }
+    if (with_divisor) t[n++] = (cli_option){"--divisor", 1, cli_set_string, &o->divisor};
+    return n;
+}
+
+/* Index of text in a NULL-terminated list of names, or -1. */
+static int lookup(const char *text, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(text, names[i]) == 0) return i;
+    return -1;
+}
+
+static const char *const kScales[] = {"wbf", "linear", NULL};
+static const char *const kCenters[] = {"mean", "median-low", "median-high", "median", "par", NULL};
+static const char *const kRoundings[] = {"none", "toward-zero", "away", "up", "even", NULL};
+static const char *const kPctRounds[] = {"ceil", "floor", "nearest", NULL};
+static const char *const kDivisors[] = {"n-1", "n", "none", NULL};
+
+/* Parses --trim: none | tenth | K (a count) | P% (a percentage). */
+static int parse_trim(cli_parser *p, const char *text, datum_rule *r)
+{
+    size_t len = strlen(text);
+    long k;
+    if (strcmp(text, "none") == 0) {
+        r->trim = DATUM_TRIM_NONE;
+    } else if (strcmp(text, "tenth") == 0) {
+        r->trim = DATUM_TRIM_TENTH;
+    } else if (len > 1 && text[len - 1] == '%') {
+        char *end;
+        double pct = strtod(text, &end);
+        if (end != text + len - 1 || !(pct >= 0 && pct <= 50))
+            return cli_usage_error(p, "--trim %s: the percentage must be from 0%% to 50%%", text);
+        r->trim = DATUM_TRIM_PERCENT;
+        r->trim_percent = pct;
+    } else if (parse_int(text, 0, 1000000, &k) == 0) {
+        r->trim = DATUM_TRIM_FIXED;
+        r->trim_count = (int)k;
+    } else {
+        return cli_usage_error(p, "--trim takes none, tenth, a count K or a percentage P%%, not '%s'",
+                               text);
+    }
+    return 0;
+}
+
+/* Parses --adjusted-imps PLUS,AVERAGE,MINUS. */
+static int parse_awards(cli_parser *p, const char *text, datum_adjusted_imps *a)
+{
+    double v[3];
+    const char *s = text;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        v[i] = strtod(s, &end);
+        if (end == s || (i < 2 && *end != ',') || (i == 2 && *end != '\0') || v[i] != v[i])
+            return cli_usage_error(p, "--adjusted-imps takes PLUS,AVERAGE,MINUS (e.g. 3,0,-3), not '%s'",
+                                   text);
+        s = end + 1;
+    }
+    *a = (datum_adjusted_imps){v[0], v[1], v[2]};
+    return 0;
+}
+
+/* Looks up one named choice; reports the valid names on failure. */
+static int choose(cli_parser *p, const char *option, const char *text, const char *const *names,
+                  int *out)
+{
+    int i = lookup(text, names);
+    if (i < 0) {
+        char list[256] = "";
+        for (int k = 0; names[k]; k++) {
+            strcat(list, k ? ", " : "");
+            strcat(list, names[k]);
+        }
+        return cli_usage_error(p, "%s takes one of %s, not '%s'", option, list, text);
+    }
+    *out = i;
+    return 0;
+}
+
+int cli_method_resolve(cli_parser *p, cli_method_options *o)
+{
+    datum_method *m = &o->method;
+    if (!o->preset) return cli_usage_error(p, "--datum is required (mean, nbb, bastille, par, acbl or bridgewx)");
+    if (datum_method_init(m, o->preset) != DATUM_OK)
+        return cli_usage_error(p, "unknown datum rule '%s' (mean, nbb, bastille, par, acbl, bridgewx)",
+                               o->preset);
+    int v;
+    if (choose(p, "--scale", o->scale, kScales, &v)) return -1;
+    m->scale.kind = (datum_scale_kind)v;
+    m->scale.doubled = o->doubled;
+    m->scale.halved = o->halved;
+    datum_rule *r = &m->rule;
+    if (o->trim && parse_trim(p, o->trim, r)) return -1;
+    if (o->trim_round) {
+        if (choose(p, "--trim-round", o->trim_round, kPctRounds, &v)) return -1;
+        r->trim_percent_round = (datum_pct_round)v;
+    }
+    if (o->center) {
+        if (choose(p, "--center", o->center, kCenters, &v)) return -1;
+        r->center = (datum_center)v; /* kCenters follows datum_center's order */
+    }
+    if (o->round) {
+        if (choose(p, "--round", o->round, kRoundings, &v)) return -1;
+        r->rounding = (datum_rounding)v;
+    }
+    if (o->trim_min >= 0) r->trim_min_n = o->trim_min;
+    if (o->small_max >= 0) r->small_max = o->small_max;
+    if (o->middle_weight >= 0) r->middle_weight = o->middle_weight;
+    if (o->round_unit >= 0) r->round_unit = o->round_unit;
+    if (o->adjusted_imps && parse_awards(p, o->adjusted_imps, &m->award)) return -1;
+    if (o->divisor) {
+        if (choose(p, "--divisor", o->divisor, kDivisors, &v)) return -1;
+        m->cross_divisor = (datum_divisor)v;
+    }
+    if (datum_rule_check(r) != DATUM_OK) return cli_usage_error(p, "inconsistent datum options");
+    return 0;
+}
+
+size_t cli_method_describe(const cli_method_options *o, const char **keys, const char **values,
+                           char buf[][96], size_t max)
+{
+    const datum_method *m = &o->method;
+    const datum_rule *r = &m->rule;
+    static const char *const kTrims[] = {"none", "fixed", "tenth", "percent"};
+    size_t n = 0;
+#define PUT(key, ...) \
+    do { if (n < max) { keys[n] = key; snprintf(buf[n], 96, __VA_ARGS__); values[n] = buf[n]; n++; } } while (0)
+    PUT("datum", "%s", o->preset);
+    PUT("scale", "%s", kScales[m->scale.kind]);
+    PUT("double", "%d", m->scale.doubled);
+    PUT("half", "%d", m->scale.halved);
+    PUT("center", "%s", kCenters[r->center]);
+    PUT("trim", "%s", kTrims[r->trim]);
+    PUT("trim_count", "%d", r->trim_count);
+    PUT("trim_percent", "%.17g", r->trim_percent);
+    PUT("trim_round", "%s", kPctRounds[r->trim_percent_round]);
+    PUT("trim_min", "%d", r->trim_min_n);
+    PUT("small_max", "%d", r->small_max);
+    PUT("middle_weight", "%d", r->middle_weight);
+    PUT("round", "%s", kRoundings[r->rounding]);
+    PUT("round_unit", "%d", r->round_unit);
+    PUT("adjusted_imps", "%.17g,%.17g,%.17g", m->award.plus, m->award.average, m->award.minus);
+    PUT("divisor", "%s", kDivisors[m->cross_divisor]);
+#undef PUT
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+
+int cli_fail(datum_ctx *ctx, int code)
+{
+    const char *msg = datum_ctx_message(ctx);
+    fprintf(stderr, "datum: %s\n", msg[0] ? msg : datum_strerror(code));
+    switch (code) {
+    case DATUM_E_ARG:
+    case DATUM_E_INPUT:
+    case DATUM_E_FORMAT: return EXIT_BAD_INPUT;
+    default: return EXIT_FAILURE_RUN;
+    }
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void show_progress(void *user, uint64_t done, uint64_t total)
+{
+    cli_progress *p = user;
+    double elapsed = cli_now() - p->start;
+    if (elapsed < 1.0) return;
+    p->shown = 1;
+    fprintf(stderr, "\r%s: %5.1f%% (%llu of %llu) %.0f s", p->label,
+            total ? 100.0 * (double)done / (double)total : 100.0, (unsigned long long)done,
+            (unsigned long long)total, elapsed);
+    fflush(stderr);
+}
+
+void cli_progress_start(cli_progress *p, datum_ctx *ctx, const char *label)
+{
+    *p = (cli_progress){label, cli_now(), 0};
+    if (isatty(STDERR_FILENO)) datum_ctx_set_progress(ctx, show_progress, p);
+}
+
+void cli_progress_finish(cli_progress *p)
+{
+    if (p->shown) fputc('\n', stderr);
+}
