@@ -1,0 +1,229 @@
+/*
+ * chunk_reader.c - reads an archive's fields in order, in chunks of whole
+ * fields, only the columns asked for. Every value is range-checked before it
+ * reaches the engine: a damaged archive gives an error, never an index out of
+ * bounds downstream.
+ */
+#include "io_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(DATUM_COL_TABLE == 1u << IO_R_TABLE && DATUM_COL_NS_SCORE == 1u << IO_R_NS_SCORE &&
+                   DATUM_COL_ADJUSTED == 1u << IO_R_ADJUSTED && DATUM_COL_DATE == 1u << IO_R_DATE,
+               "a /results column's number is its DATUM_COL_* bit");
+
+enum { KIND_I32, KIND_U32, KIND_U8 }; /* the C type of a column in datum_chunk */
+
+/* How a column is read and which values it may hold. */
+typedef struct {
+    int kind;
+    int64_t lo, hi;
+    int dict; /* >= 0: an index into that dictionary (hi = its size - 1) */
+} column_rule;
+
+#define N_FIELD_DATA IO_F_OFFSET /* the /fields columns before the offsets */
+
+static const column_rule kFieldRules[N_FIELD_DATA] = {
+    [IO_F_EVENT] = {KIND_U32, 0, 0, IO_D_EVENTS},
+    [IO_F_SECTION] = {KIND_U32, 0, 0, IO_D_SECTIONS},
+    [IO_F_BOARD] = {KIND_I32, 1, INT32_MAX, -1},
+    [IO_F_DATE] = {KIND_I32, INT32_MIN, INT32_MAX, -1},
+};
+
+static const column_rule kResultRules[IO_N_RESULT_COLS] = {
+    [IO_R_TABLE] = {KIND_I32, 0, INT32_MAX, -1},
+    [IO_R_NS_PAIR] = {KIND_I32, 0, 0, IO_D_PAIRS},
+    [IO_R_EW_PAIR] = {KIND_I32, 0, 0, IO_D_PAIRS},
+    [IO_R_NS_SCORE] = {KIND_I32, -IO_MAX_SCORE, IO_MAX_SCORE, -1},
+    [IO_R_ADJUSTED] = {KIND_U8, 0, DATUM_ADJ_COUNT - 1, -1},
+    [IO_R_DATE] = {KIND_I32, INT32_MIN, INT32_MAX, -1},
+};
+
+/* A growable array of one column. */
+typedef struct {
+    void *data;
+    size_t cap;
+} column_buf;
+
+struct datum_chunk_reader {
+    datum_ctx *ctx;
+    datum_archive *a;
+    unsigned columns;
+    size_t max_rows;
+    uint64_t next_field;
+    uint64_t *win; /* win[i] = archive offset[win_first + i] */
+    uint64_t win_first, win_len, win_cap;
+    uint64_t *offset; /* the chunk's offsets, from 0 */
+    size_t offset_cap;
+    column_buf field[N_FIELD_DATA];
+    column_buf row[IO_N_RESULT_COLS];
+};
+
+static hid_t kind_memtype(int kind)
+{
+    return kind == KIND_U8    ? H5T_NATIVE_UINT8
+           : kind == KIND_U32 ? H5T_NATIVE_UINT32
+                              : H5T_NATIVE_INT32;
+}
+
+static size_t kind_size(int kind) { return kind == KIND_U8 ? 1 : 4; }
+
+static int64_t kind_value(int kind, const void *buf, size_t i)
+{
+    switch (kind) {
+    case KIND_U8: return ((const uint8_t *)buf)[i];
+    case KIND_U32: return ((const uint32_t *)buf)[i];
+    default: return ((const int32_t *)buf)[i];
+    }
+}
+
+static int64_t dict_size(const datum_archive *a, int dict)
+{
+    return dict == IO_D_EVENTS     ? a->info.n_events
+           : dict == IO_D_SECTIONS ? a->info.n_sections
+                                   : a->info.n_pairs;
+}
+
+/* Reads elements first..first+n-1 of a column into b and checks them. */
+static int read_column(datum_chunk_reader *r, hid_t ds, const io_dataset_desc *d,
+                       const column_rule *rule, uint64_t first, size_t n, column_buf *b)
+{
+    int64_t lo = rule->lo, hi = rule->dict >= 0 ? dict_size(r->a, rule->dict) - 1 : rule->hi;
+    if (io_reserve(r->ctx, &b->data, &b->cap, n, kind_size(rule->kind)) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    if (io_h5_read_range(ds, kind_memtype(rule->kind), first, n, b->data) < 0)
+        return io_archive_damaged(r->ctx, r->a, "cannot read %s, elements %llu to %llu", d->path,
+                                  (unsigned long long)first, (unsigned long long)(first + n - 1));
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = kind_value(rule->kind, b->data, i);
+        if (v < lo || v > hi)
+            return io_archive_damaged(
+                r->ctx, r->a, "%s[%llu] = %lld is out of range (%lld to %lld)", d->path,
+                (unsigned long long)(first + i), (long long)v, (long long)lo, (long long)hi);
+    }
+    return DATUM_OK;
+}
+
+int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns, size_t max_rows,
+                              datum_chunk_reader **out)
+{
+    datum_chunk_reader *r = NULL;
+    *out = NULL;
+    if (max_rows < 1) return datum_ctx_fail(ctx, DATUM_E_ARG, "max_rows must be at least 1");
+    if (columns & ~(unsigned)DATUM_COL_ALL)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "unknown column bits 0x%x",
+                              columns & ~(unsigned)DATUM_COL_ALL);
+    if (!(r = io_calloc(ctx, 1, sizeof *r))) return DATUM_E_NOMEM;
+    r->ctx = ctx;
+    r->a = a;
+    r->columns = columns;
+    r->max_rows = max_rows;
+    /* A chunk has at most max_rows fields: it needs max_rows + 1 offsets. */
+    r->win_cap = (a->info.n_fields < max_rows ? a->info.n_fields : max_rows) + 1;
+    if (!(r->win = io_calloc(ctx, r->win_cap, sizeof *r->win))) {
+        free(r);
+        return DATUM_E_NOMEM;
+    }
+    *out = r;
+    return DATUM_OK;
+}
+
+/* Archive offset[i], for f0 <= i <= f0 + max_rows; the window of offsets
+ * is refilled from f0 when i passes its end. */
+static int offset_at(datum_chunk_reader *r, uint64_t f0, uint64_t i, uint64_t *v)
+{
+    if (i < r->win_first || i >= r->win_first + r->win_len) {
+        uint64_t left = r->a->info.n_fields + 1 - f0;
+        r->win_first = f0;
+        r->win_len = left < r->win_cap ? left : r->win_cap;
+        hid_t ds = r->a->fields[IO_F_OFFSET];
+        if (io_h5_read_range(ds, H5T_NATIVE_UINT64, f0, r->win_len, r->win) < 0) {
+            r->win_len = 0;
+            return io_archive_damaged(r->ctx, r->a, "cannot read %s from element %llu",
+                                      io_field_cols[IO_F_OFFSET].path, (unsigned long long)f0);
+        }
+    }
+    *v = r->win[i - r->win_first];
+    return DATUM_OK;
+}
+
+/* Fields f0..f0+*k-1 of at most max_rows rows in all (at least one field),
+ * starting at row *row0; their offsets, from 0, into r->offset. */
+static int chunk_extent(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t *row0)
+{
+    uint64_t n_fields = r->a->info.n_fields, prev, end = 0;
+    int rc = offset_at(r, f0, f0, row0);
+    *k = 0;
+    if (rc != DATUM_OK) return rc;
+    for (prev = *row0; f0 + *k < n_fields && *k < r->max_rows; prev = end) {
+        if ((rc = offset_at(r, f0, f0 + *k + 1, &end)) != DATUM_OK) return rc;
+        if (end < prev) /* checked at open; the file may have changed since */
+            return io_archive_damaged(r->ctx, r->a, "%s decreases at element %llu",
+                                      io_field_cols[IO_F_OFFSET].path,
+                                      (unsigned long long)(f0 + *k + 1));
+        if (*k > 0 && end - *row0 > r->max_rows) break;
+        rc = io_reserve(r->ctx, &r->offset, &r->offset_cap, *k + 2, sizeof *r->offset);
+        if (rc != DATUM_OK) return rc;
+        r->offset[0] = 0;
+        r->offset[++*k] = end - *row0;
+    }
+    return DATUM_OK;
+}
+
+/* A /results column asked for and present in the archive. */
+static int wanted(const datum_chunk_reader *r, int c)
+{
+    return (r->columns & (1u << c)) && r->a->results[c] >= 0;
+}
+
+int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
+{
+    datum_archive *a = r->a;
+    uint64_t f0 = r->next_field, row0 = 0;
+    size_t k = 0;
+    int rc = DATUM_OK;
+    memset(chunk, 0, sizeof *chunk);
+    if (f0 >= a->info.n_fields) return DATUM_OK;
+    if ((rc = chunk_extent(r, f0, &k, &row0)) != DATUM_OK) return rc;
+    size_t n_rows = (size_t)r->offset[k];
+    for (int c = 0; c < N_FIELD_DATA && rc == DATUM_OK; c++)
+        rc = read_column(r, a->fields[c], &io_field_cols[c], &kFieldRules[c], f0, k, &r->field[c]);
+    for (int c = 0; c < IO_N_RESULT_COLS && rc == DATUM_OK; c++)
+        if (wanted(r, c))
+            rc = read_column(r, a->results[c], &io_result_cols[c], &kResultRules[c], row0, n_rows,
+                             &r->row[c]);
+    if (rc != DATUM_OK) return rc;
+
+    const void *row[IO_N_RESULT_COLS] = {0};
+    for (int c = 0; c < IO_N_RESULT_COLS; c++)
+        if (wanted(r, c)) row[c] = r->row[c].data;
+    chunk->first_field = f0;
+    chunk->n_fields = k;
+    chunk->first_row = row0;
+    chunk->n_rows = n_rows;
+    chunk->offset = r->offset;
+    chunk->field_event = r->field[IO_F_EVENT].data;
+    chunk->field_section = r->field[IO_F_SECTION].data;
+    chunk->field_board = r->field[IO_F_BOARD].data;
+    chunk->field_date = r->field[IO_F_DATE].data;
+    chunk->table = row[IO_R_TABLE];
+    chunk->ns_pair = row[IO_R_NS_PAIR];
+    chunk->ew_pair = row[IO_R_EW_PAIR];
+    chunk->ns_score = row[IO_R_NS_SCORE];
+    chunk->adjusted = row[IO_R_ADJUSTED];
+    chunk->date = row[IO_R_DATE];
+    r->next_field = f0 + k;
+    return DATUM_OK;
+}
+
+void datum_chunk_reader_free(datum_chunk_reader **r)
+{
+    if (!r || !*r) return;
+    for (int c = 0; c < N_FIELD_DATA; c++) free((*r)->field[c].data);
+    for (int c = 0; c < IO_N_RESULT_COLS; c++) free((*r)->row[c].data);
+    free((*r)->offset);
+    free((*r)->win);
+    free(*r);
+    *r = NULL;
+}

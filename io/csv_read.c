@@ -1,0 +1,404 @@
+/*
+ * csv_read.c - a streaming RFC 4180 reader and, on top of it, the validating
+ * reader of bridge results (formats.md "In: bridge results").
+ *
+ * The file is read through a fixed buffer; only the current record is held
+ * (at most MAX_RECORD bytes). Every error names "FILE:LINE: column NAME",
+ * LINE being the physical line where the record starts.
+ */
+#include "io_common.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define READ_BUFFER (64 * 1024)
+#define MAX_RECORD (1024 * 1024) /* no sane results row comes near */
+
+/* ------------------------------------------------------------------------ */
+/* RFC 4180 records                                                         */
+
+typedef struct {
+    datum_ctx *ctx;
+    const char *path;
+    FILE *f;
+    unsigned char in[READ_BUFFER];
+    size_t in_pos, in_len;
+    uint64_t line;        /* physical line of the next byte (1-based) */
+    uint64_t record_line; /* line where the current record starts */
+    char *buf;            /* the record's fields, each NUL-terminated */
+    size_t len, cap;
+    size_t *start; /* start of each field in buf */
+    size_t n_fields, start_cap;
+    const char *const *names; /* column names for messages, once known */
+    size_t n_names;
+} csv_file;
+
+enum { BYTE_EOF = -1, BYTE_ERROR = -2 };
+
+/* "column NAME" of field i (0-based), or "column N" before the header. */
+static const char *column_label(const csv_file *c, size_t i, char *buf, size_t size)
+{
+    if (i < c->n_names) snprintf(buf, size, "column %s", c->names[i]);
+    else snprintf(buf, size, "column %zu", i + 1);
+    return buf;
+}
+
+/* Records "FILE:LINE: column NAME: WHAT" for field i of the current record. */
+static int csv_fail(const csv_file *c, size_t i, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int csv_fail(const csv_file *c, size_t i, const char *fmt, ...)
+{
+    char label[160], what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return datum_ctx_fail(c->ctx, DATUM_E_INPUT, "%s:%llu: %s: %s", c->path,
+                          (unsigned long long)c->record_line,
+                          column_label(c, i, label, sizeof label), what);
+}
+
+static int next_byte(csv_file *c)
+{
+    if (c->in_pos == c->in_len) {
+        c->in_len = fread(c->in, 1, sizeof c->in, c->f);
+        c->in_pos = 0;
+        if (c->in_len == 0) {
+            if (!ferror(c->f)) return BYTE_EOF;
+            io_fail_errno(c->ctx, DATUM_E_IO, errno, "cannot read %s", c->path);
+            return BYTE_ERROR;
+        }
+    }
+    return c->in[c->in_pos++];
+}
+
+static int append_byte(csv_file *c, char ch)
+{
+    if (c->len == c->cap) {
+        if (c->cap >= MAX_RECORD)
+            return csv_fail(c, c->n_fields - 1, "record longer than %d bytes (unterminated quote?)",
+                            MAX_RECORD);
+        if (io_reserve(c->ctx, &c->buf, &c->cap, c->len + 1, 1) != DATUM_OK) return DATUM_E_NOMEM;
+    }
+    c->buf[c->len++] = ch;
+    return DATUM_OK;
+}
+
+static int begin_field(csv_file *c)
+{
+    if (io_reserve(c->ctx, &c->start, &c->start_cap, c->n_fields + 1, sizeof *c->start) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    c->start[c->n_fields++] = c->len;
+    return DATUM_OK;
+}
+
+static int csv_open(datum_ctx *ctx, const char *path, csv_file **out)
+{
+    csv_file *c = io_calloc(ctx, 1, sizeof *c);
+    *out = NULL;
+    if (!c) return DATUM_E_NOMEM;
+    c->ctx = ctx;
+    c->path = path;
+    c->line = 1;
+    c->f = fopen(path, "rb");
+    if (!c->f) {
+        int rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return DATUM_OK;
+}
+
+static void csv_close(csv_file **c)
+{
+    if (!c || !*c) return;
+    if ((*c)->f) fclose((*c)->f);
+    free((*c)->buf);
+    free((*c)->start);
+    free(*c);
+    *c = NULL;
+}
+
+/* Skips a UTF-8 byte order mark at the start of the file. */
+static int skip_bom(csv_file *c)
+{
+    static const unsigned char bom[3] = {0xEF, 0xBB, 0xBF};
+    int ch = next_byte(c);
+    if (ch == BYTE_ERROR) return DATUM_E_IO;
+    if (ch == BYTE_EOF) return DATUM_OK;
+    c->in_pos--;
+    if (c->in_len - c->in_pos >= 3 && memcmp(c->in + c->in_pos, bom, 3) == 0) c->in_pos += 3;
+    return DATUM_OK;
+}
+
+/* Reads the next record, skipping empty lines. Returns 1 with a record, 0 at
+ * the end of the file, or an error. */
+static int csv_next(csv_file *c)
+{
+    enum { FIELD_START, UNQUOTED, QUOTED, QUOTED_QUOTE, CR };
+    for (;;) {
+        int state = FIELD_START, quoted = 0, rc;
+        c->len = 0;
+        c->n_fields = 0;
+        c->record_line = c->line;
+        if ((rc = begin_field(c)) != DATUM_OK) return rc;
+        for (;;) {
+            int ch = next_byte(c);
+            if (ch == BYTE_ERROR) return DATUM_E_IO;
+            if (ch == 0) return csv_fail(c, c->n_fields - 1, "NUL byte (not a text file?)");
+            if (state == QUOTED) {
+                if (ch == BYTE_EOF)
+                    return csv_fail(c, c->n_fields - 1, "unterminated quoted field");
+                if (ch == '"') {
+                    state = QUOTED_QUOTE;
+                    continue;
+                }
+                if (ch == '\n') c->line++;
+                if ((rc = append_byte(c, (char)ch)) != DATUM_OK) return rc;
+                continue;
+            }
+            if (state == CR && ch != '\n')
+                return csv_fail(c, c->n_fields - 1, "carriage return without a line feed");
+            if (ch == BYTE_EOF || ch == '\n') {
+                if (ch == '\n') c->line++;
+                int blank = c->n_fields == 1 && c->len == 0 && !quoted;
+                if (blank && ch == BYTE_EOF) return 0;
+                if (blank) break; /* an empty line: read the next one */
+                return (rc = append_byte(c, '\0')) == DATUM_OK ? 1 : rc;
+            }
+            if (ch == ',') {
+                if ((rc = append_byte(c, '\0')) != DATUM_OK || (rc = begin_field(c)) != DATUM_OK)
+                    return rc;
+                state = FIELD_START;
+            } else if (ch == '\r') {
+                state = CR;
+            } else if (ch == '"' && state == FIELD_START) {
+                state = QUOTED;
+                quoted = 1;
+            } else if (ch == '"' && state == QUOTED_QUOTE) { /* "" inside quotes */
+                if ((rc = append_byte(c, '"')) != DATUM_OK) return rc;
+                state = QUOTED;
+            } else if (state == QUOTED_QUOTE) {
+                return csv_fail(c, c->n_fields - 1, "unexpected character after a closing quote");
+            } else { /* a quote inside an unquoted field is kept, as most readers do */
+                if ((rc = append_byte(c, (char)ch)) != DATUM_OK) return rc;
+                state = UNQUOTED;
+            }
+        }
+    }
+}
+
+static const char *field(const csv_file *c, size_t i) { return c->buf + c->start[i]; }
+
+/* ------------------------------------------------------------------------ */
+/* Bridge results                                                           */
+
+enum {
+    K_EVENT,
+    K_DATE,
+    K_SECTION,
+    K_BOARD,
+    K_TABLE,
+    K_NS_PAIR,
+    K_EW_PAIR,
+    K_NS_SCORE,
+    K_ADJUSTED,
+    N_KNOWN
+};
+static const char *const kKnown[N_KNOWN] = {"event",   "date",    "section",  "board",   "table",
+                                            "ns_pair", "ew_pair", "ns_score", "adjusted"};
+#define N_REQUIRED K_ADJUSTED /* the columns before `adjusted` are required */
+
+struct io_results_reader {
+    csv_file *csv;
+    size_t col[N_KNOWN]; /* field index of each known column; SIZE_MAX if absent */
+    size_t n_columns;    /* fields of the header */
+    char *header;        /* copy of the header's fields, for messages */
+    const char **names;
+};
+
+/* Quotes a value for a message: at most 40 bytes, control characters as '?'. */
+static const char *quoted_value(const char *s, char *buf, size_t size)
+{
+    size_t n = strlen(s), max = 40, j = 0;
+    buf[j++] = '"';
+    for (size_t i = 0; i < n && i < max && j + 5 < size; i++)
+        buf[j++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
+    if (n > max) j += (size_t)snprintf(buf + j, size - j, "...");
+    snprintf(buf + j, size - j, "\"");
+    return buf;
+}
+
+/* Parses a decimal integer into lo..hi. */
+static int parse_int(const csv_file *c, size_t i, int64_t lo, int64_t hi, int32_t *out)
+{
+    const char *s = field(c, i), *p = s;
+    char q[64];
+    int negative = *p == '-';
+    int64_t v = 0;
+    if (*p == '-' || *p == '+') p++;
+    if (*s == '\0') return csv_fail(c, i, "empty (an integer is required)");
+    if (*p == '\0') return csv_fail(c, i, "%s is not an integer", quoted_value(s, q, sizeof q));
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return csv_fail(c, i, "%s is not an integer", quoted_value(s, q, sizeof q));
+        if (v <= INT32_MAX) v = v * 10 + (*p - '0'); /* saturates past int32 */
+    }
+    if (negative) v = -v;
+    if (v < INT32_MIN || v > INT32_MAX)
+        return csv_fail(c, i, "%s is out of range (not a 32-bit integer)",
+                        quoted_value(s, q, sizeof q));
+    if (v < lo || v > hi) {
+        if (hi == INT32_MAX)
+            return csv_fail(c, i, "%s is out of range (at least %lld)",
+                            quoted_value(s, q, sizeof q), (long long)lo);
+        return csv_fail(c, i, "%s is out of range (%lld to %lld)", quoted_value(s, q, sizeof q),
+                        (long long)lo, (long long)hi);
+    }
+    *out = (int32_t)v;
+    return DATUM_OK;
+}
+
+static int two_digits(const char *s) { return (s[0] - '0') * 10 + (s[1] - '0'); }
+
+/* Parses YYYY-MM-DD, a real calendar date, into days since 1970-01-01. */
+static int parse_date(const csv_file *c, size_t i, int32_t *out)
+{
+    static const int days_in_month[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const char *s = field(c, i);
+    char q[64];
+    int ok = strlen(s) == 10 && s[4] == '-' && s[7] == '-';
+    for (int k = 0; ok && k < 10; k++)
+        if (k != 4 && k != 7 && (s[k] < '0' || s[k] > '9')) ok = 0;
+    if (ok) {
+        int y = two_digits(s) * 100 + two_digits(s + 2), m = two_digits(s + 5),
+            d = two_digits(s + 8);
+        int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        ok = y >= 1 && m >= 1 && m <= 12 && d >= 1 && d <= days_in_month[m - 1] + (m == 2 && leap);
+        if (ok) *out = io_days_from_civil(y, m, d);
+    }
+    if (!ok) return csv_fail(c, i, "%s is not a date (YYYY-MM-DD)", quoted_value(s, q, sizeof q));
+    return DATUM_OK;
+}
+
+/* Checks a text column: UTF-8, and not empty unless allowed. */
+static int parse_text(const csv_file *c, size_t i, int allow_empty, const char **out)
+{
+    const char *s = field(c, i);
+    size_t n = strlen(s);
+    if (n == 0 && !allow_empty) return csv_fail(c, i, "empty (a name is required)");
+    if (!io_utf8_valid(s, n)) return csv_fail(c, i, "not valid UTF-8");
+    *out = s;
+    return DATUM_OK;
+}
+
+static int parse_adjusted(const csv_file *c, size_t i, uint8_t *out)
+{
+    const char *s = field(c, i);
+    char q[64];
+    int code = datum_adjusted_parse(s, strlen(s));
+    if (code < 0)
+        return csv_fail(c, i,
+                        "%s is not an adjusted score (A+, A, A-, A+/A-, A-/A+, A/A, A+/A+, A-/A-)",
+                        quoted_value(s, q, sizeof q));
+    *out = (uint8_t)code;
+    return DATUM_OK;
+}
+
+/* Locates the known columns by name in the header just read. */
+static int read_header(io_results_reader *r)
+{
+    csv_file *c = r->csv;
+    int rc = csv_next(c);
+    if (rc < 0) return rc;
+    if (rc == 0)
+        return datum_ctx_fail(c->ctx, DATUM_E_INPUT, "%s: empty file (a header row is required)",
+                              c->path);
+    r->n_columns = c->n_fields;
+    r->header = io_calloc(c->ctx, c->len, 1);
+    r->names = io_calloc(c->ctx, c->n_fields, sizeof *r->names);
+    if (!r->header || !r->names) return DATUM_E_NOMEM;
+    memcpy(r->header, c->buf, c->len);
+    for (size_t i = 0; i < c->n_fields; i++) r->names[i] = r->header + c->start[i];
+    c->names = r->names;
+    c->n_names = r->n_columns;
+    for (int k = 0; k < N_KNOWN; k++) r->col[k] = SIZE_MAX;
+    for (size_t i = 0; i < r->n_columns; i++)
+        for (int k = 0; k < N_KNOWN; k++) {
+            if (strcmp(r->names[i], kKnown[k]) != 0) continue;
+            if (r->col[k] != SIZE_MAX) return csv_fail(c, i, "appears twice in the header");
+            r->col[k] = i;
+        }
+    for (int k = 0; k < N_REQUIRED; k++)
+        if (r->col[k] == SIZE_MAX)
+            return datum_ctx_fail(c->ctx, DATUM_E_INPUT,
+                                  "%s:%llu: column %s: missing from the header", c->path,
+                                  (unsigned long long)c->record_line, kKnown[k]);
+    return DATUM_OK;
+}
+
+int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out)
+{
+    io_results_reader *r = io_calloc(ctx, 1, sizeof *r);
+    int rc = r ? csv_open(ctx, path, &r->csv) : DATUM_E_NOMEM;
+    if (rc == DATUM_OK) rc = skip_bom(r->csv);
+    if (rc == DATUM_OK) rc = read_header(r);
+    if (rc != DATUM_OK) io_results_close(&r);
+    *out = r;
+    return rc;
+}
+
+int io_results_has_adjusted(const io_results_reader *r) { return r->col[K_ADJUSTED] != SIZE_MAX; }
+
+int io_results_next(io_results_reader *r, io_result_row *row)
+{
+    csv_file *c = r->csv;
+    const size_t *col = r->col;
+    int rc = csv_next(c);
+    if (rc <= 0) return rc;
+    if (c->n_fields < r->n_columns)
+        return csv_fail(c, c->n_fields, "missing field (the row has %zu fields, the header %zu)",
+                        c->n_fields, r->n_columns);
+    if (c->n_fields > r->n_columns)
+        return csv_fail(c, r->n_columns, "extra field (the row has %zu fields, the header %zu)",
+                        c->n_fields, r->n_columns);
+    memset(row, 0, sizeof *row);
+    row->line = c->record_line;
+    if ((rc = parse_text(c, col[K_EVENT], 0, &row->event)) != DATUM_OK ||
+        (rc = parse_date(c, col[K_DATE], &row->date)) != DATUM_OK ||
+        (rc = parse_text(c, col[K_SECTION], 1, &row->section)) != DATUM_OK ||
+        (rc = parse_int(c, col[K_BOARD], 1, INT32_MAX, &row->board)) != DATUM_OK ||
+        (rc = parse_int(c, col[K_TABLE], 0, INT32_MAX, &row->table)) != DATUM_OK ||
+        (rc = parse_text(c, col[K_NS_PAIR], 0, &row->ns_pair)) != DATUM_OK ||
+        (rc = parse_text(c, col[K_EW_PAIR], 0, &row->ew_pair)) != DATUM_OK)
+        return rc;
+    if (strcmp(row->ns_pair, row->ew_pair) == 0) {
+        char q[64];
+        return csv_fail(c, col[K_EW_PAIR], "%s is also the NS pair",
+                        quoted_value(row->ew_pair, q, sizeof q));
+    }
+    if (col[K_ADJUSTED] != SIZE_MAX &&
+        (rc = parse_adjusted(c, col[K_ADJUSTED], &row->adjusted)) != DATUM_OK)
+        return rc;
+    /* An adjusted result has no score: whatever stands there is ignored. */
+    if (row->adjusted == DATUM_ADJ_NONE)
+        rc = parse_int(c, col[K_NS_SCORE], -IO_MAX_SCORE, IO_MAX_SCORE, &row->ns_score);
+    return rc == DATUM_OK ? 1 : rc;
+}
+
+void io_results_close(io_results_reader **r)
+{
+    if (!r || !*r) return;
+    csv_close(&(*r)->csv);
+    free((*r)->header);
+    free((*r)->names);
+    free(*r);
+    *r = NULL;
+}

@@ -1,0 +1,73 @@
+/*
+ * io_common.h - the HDF5-free internals of io/: allocation, errors, write
+ * options, atomic files, text and dates (common.c) and the results CSV reader
+ * (csv_read.c). Not public; the text-format files include it, not hdf5.h.
+ */
+#ifndef DATUM_IO_COMMON_H
+#define DATUM_IO_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "datum_io.h"
+
+#define IO_MAX_SCORE 1000000 /* |ns_score| bound; keeps the kernels exact */
+
+/* ------------------------------------------------------------------------ */
+/* common.c                                                                 */
+
+/* calloc of n elements with overflow check; records DATUM_E_NOMEM. */
+void *io_calloc(datum_ctx *ctx, size_t n, size_t size);
+/* Makes *p hold at least `need` elements of `size` bytes (capacity doubles).
+ * Returns DATUM_OK or DATUM_E_NOMEM (recorded; *p is unchanged). */
+int io_reserve(datum_ctx *ctx, void *p, size_t *cap, size_t need, size_t size);
+char *io_strdup(datum_ctx *ctx, const char *s);
+/* Records `code` with the message "MESSAGE: strerror(err)". */
+int io_fail_errno(datum_ctx *ctx, int code, int err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Checks *opt (NULL: defaults) and copies it into *out. DATUM_E_ARG if bad. */
+int io_write_options(datum_ctx *ctx, const datum_write_options *opt, datum_write_options *out);
+
+/* Atomic replacement of `path`: create PATH.tmp-XXXXXX (mode 0666 minus the
+ * umask, unlike mkstemp's 0600, since the result is shared), fill it, then
+ * io_temp_commit (fsync + rename) or io_temp_discard. *tmp is malloc'd. */
+int io_temp_create(datum_ctx *ctx, const char *path, char **tmp, int *fd);
+/* Syncs tmp to disk and renames it to path; on failure removes tmp. */
+int io_temp_commit(datum_ctx *ctx, const char *tmp, const char *path);
+/* Removes tmp (if not NULL) and frees it. */
+void io_temp_discard(char **tmp);
+
+/* 1 if s[0..n) is valid UTF-8 (no overlong forms, no surrogates). */
+int io_utf8_valid(const char *s, size_t n);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (y 1..9999). */
+int32_t io_days_from_civil(int y, int m, int d);
+
+/* ------------------------------------------------------------------------ */
+/* csv_read.c: bridge results (formats.md "In: bridge results")             */
+
+typedef struct io_results_reader io_results_reader;
+
+/* One validated row. The strings belong to the reader and are valid until
+ * the next call of io_results_next. */
+typedef struct {
+    uint64_t line; /* physical line where the record starts */
+    const char *event, *section, *ns_pair, *ew_pair;
+    int32_t date; /* days since 1970-01-01 */
+    int32_t board, table, ns_score;
+    uint8_t adjusted; /* datum_adjusted code; ns_score is 0 when not NONE */
+} io_result_row;
+
+/* Opens a results CSV and reads its header. */
+int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out);
+/* 1 if the file has an `adjusted` column. */
+int io_results_has_adjusted(const io_results_reader *r);
+/* 1 with the next row in *row, 0 at the end of the file, or an error. */
+int io_results_next(io_results_reader *r, io_result_row *row);
+void io_results_close(io_results_reader **r);
+
+#endif

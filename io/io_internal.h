@@ -1,0 +1,135 @@
+/*
+ * io_internal.h - what the files of io/ share, HDF5 included; not public.
+ * The HDF5-free helpers are in io_common.h.
+ *
+ * Error convention inside io/: a function that takes a datum_ctx records its
+ * own error (with the file name) and returns the DATUM_E_* code; the io_h5_*
+ * helpers that take none return a negative value on failure and leave the
+ * message to their caller, which knows the file and what was being done.
+ */
+#ifndef DATUM_IO_INTERNAL_H
+#define DATUM_IO_INTERNAL_H
+
+#include <hdf5.h>
+
+#include "io_common.h"
+
+/* ------------------------------------------------------------------------ */
+/* archive.c: the layout of format version 1, shared by writer and reader   */
+
+typedef struct {
+    const char *path;        /* from the root, e.g. "results/table" */
+    const char *description; /* its `description` attribute */
+    const char *units;       /* its `units` attribute, or NULL */
+} io_dataset_desc;
+
+/* /fields columns (one value per field; offset has n_fields + 1). */
+enum { IO_F_EVENT, IO_F_SECTION, IO_F_BOARD, IO_F_DATE, IO_F_OFFSET, IO_N_FIELD_COLS };
+/* /results columns (one value per row), in the order of the DATUM_COL_* bits. */
+enum {
+    IO_R_TABLE,
+    IO_R_NS_PAIR,
+    IO_R_EW_PAIR,
+    IO_R_NS_SCORE,
+    IO_R_ADJUSTED,
+    IO_R_DATE,
+    IO_N_RESULT_COLS
+};
+/* /dict string datasets. */
+enum { IO_D_EVENTS, IO_D_SECTIONS, IO_D_PAIRS, IO_N_DICTS };
+
+extern const io_dataset_desc io_field_cols[IO_N_FIELD_COLS];
+extern const io_dataset_desc io_result_cols[IO_N_RESULT_COLS];
+extern const io_dataset_desc io_dict_cols[IO_N_DICTS];
+
+/* What an archive holds, as the importer hands it to the writer. */
+typedef struct {
+    uint64_t n_results, n_fields;
+    const char *const *dict[IO_N_DICTS]; /* sorted entries */
+    uint64_t dict_len[IO_N_DICTS];
+    int has_adjusted;
+    int32_t first_date, last_date;
+    /* Fills out[] with the values of /fields column col (n_fields values, or
+     * n_fields + 1 for the offsets) or of /results column col (n_results). */
+    void (*fill)(const void *user, int is_field, int col, int64_t *out);
+    const void *user;
+} io_archive_content;
+
+/* Writes an archive atomically (temporary file, then rename). */
+int io_archive_write(datum_ctx *ctx, const char *path, const io_archive_content *c,
+                     const datum_write_options *opt);
+
+/* An open archive (archive.c); the chunk reader and the output use its
+ * handles. */
+struct datum_archive {
+    char *path;
+    hid_t file;
+    hid_t fields[IO_N_FIELD_COLS];
+    hid_t results[IO_N_RESULT_COLS]; /* results[IO_R_ADJUSTED] < 0 if absent */
+    char **dict[IO_N_DICTS];         /* entries, pointing into dict_bytes */
+    char *dict_bytes[IO_N_DICTS];
+    datum_archive_info info;
+};
+
+/* Records DATUM_E_FORMAT "PATH: damaged archive: WHAT". */
+int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ------------------------------------------------------------------------ */
+/* h5util.c: HDF5 helpers (return < 0 on failure, nothing recorded)         */
+
+/* Turns off HDF5's printing of its error stack (we translate errors). */
+void io_h5_silence(void);
+/* Creates (truncating) or opens read-only an HDF5 file; H5I_INVALID_HID on
+ * failure. Objects still open at H5Fclose are closed with the file. */
+hid_t io_h5_create_file(const char *path);
+hid_t io_h5_open_file(const char *path);
+/* Creates the group `name` under the root unless it exists. */
+int io_h5_ensure_group(hid_t file, const char *name);
+
+/* Narrowest standard little-endian integer type holding lo..hi (a library
+ * constant: not to be closed). */
+hid_t io_h5_int_type(int64_t lo, int64_t hi);
+
+/* Creates the 1-D dataset d->path of `length` elements of file type `type`:
+ * chunked with shuffle + deflate as *opt says (contiguous when opt is NULL or
+ * the dataset is empty), with d's description and units attributes, and a
+ * chunk cache that holds a chunk (for writing in slices). */
+hid_t io_h5_create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, uint64_t length,
+                           const datum_write_options *opt);
+/* Writes / reads elements first..first+count-1 of a 1-D dataset from / into
+ * buf, converting between memtype and the file type. */
+int io_h5_write_range(hid_t ds, hid_t memtype, uint64_t first, uint64_t count, const void *buf);
+int io_h5_read_range(hid_t ds, hid_t memtype, uint64_t first, uint64_t count, void *buf);
+/* Writes values[0..n) as a new dataset in the narrowest integer type. */
+int io_h5_write_ints(hid_t loc, const io_dataset_desc *d, const int64_t *values, uint64_t n,
+                     const datum_write_options *opt);
+/* Writes s[0..n) as a new (contiguous) dataset of variable-length UTF-8 strings. */
+int io_h5_write_strings(hid_t loc, const io_dataset_desc *d, const char *const *s, uint64_t n);
+/* Reads a whole 1-D variable-length string dataset of n elements into
+ * ptrs[0..n) (all NULL after a failure); release with io_h5_free_strings. */
+int io_h5_read_strings(hid_t ds, uint64_t n, char **ptrs);
+void io_h5_free_strings(uint64_t n, char **ptrs);
+
+/* Opens a dataset for sequential reading, with a chunk cache that holds a
+ * chunk however large; H5I_INVALID_HID if it cannot. */
+hid_t io_h5_open_dataset(hid_t loc, const char *path);
+/* Number of elements of a 1-D dataset; < 0 if it is not 1-D. */
+int io_h5_length(hid_t ds, uint64_t *n);
+/* 1 if the dataset's elements are integers, 0 if not, < 0 on failure. */
+int io_h5_is_integer(hid_t ds);
+
+/* Scalar attributes: a UTF-8 string, or an integer stored as `type`. */
+int io_h5_set_str_attr(hid_t obj, const char *name, const char *value);
+int io_h5_set_int_attr(hid_t obj, const char *name, hid_t type, int64_t value);
+/* Reads a scalar string attribute (fixed or variable length) into a malloc'd
+ * string: DATUM_OK, 1 if absent, unreadable or of another kind (nothing
+ * recorded), or DATUM_E_NOMEM (recorded). */
+int io_h5_get_str_attr(datum_ctx *ctx, hid_t obj, const char *name, char **value);
+/* Reads a scalar integer attribute: 0, or < 0 if absent or of another kind. */
+int io_h5_get_int_attr(hid_t obj, const char *name, int64_t *value);
+
+#endif

@@ -1,0 +1,193 @@
+/*
+ * output.c - the HDF5 output of a run: provenance attributes, a copy of the
+ * source archive's names (so that the file describes itself), and the
+ * columns the run declares. Written under a temporary name until commit.
+ */
+#include "io_internal.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define OUTPUT_FORMAT_VERSION 1
+
+/* What output.c copies from the archive. */
+static const char *const kCopied[] = {"dict", "fields/event", "fields/section", "fields/board"};
+/* Root attributes set by datum_output_create itself. */
+static const char *const kReserved[] = {"format", "format_version", "engine_version", "command",
+                                        "source"};
+
+typedef struct {
+    hid_t ds;
+    uint64_t length;
+    hid_t memtype; /* H5T_NATIVE_DOUBLE or H5T_NATIVE_INT64 */
+    char *path;
+} out_column;
+
+struct datum_output {
+    datum_ctx *ctx;
+    char *path, *tmp;
+    hid_t file;
+    datum_write_options opt;
+    out_column *col;
+    size_t n_cols, cols_cap;
+};
+
+/* Closes the file, removes the temporary file unless it was renamed into
+ * place, and frees o. */
+static void output_free(datum_output *o)
+{
+    if (o->file >= 0) H5Fclose(o->file); /* closes the datasets too */
+    io_temp_discard(&o->tmp);
+    for (size_t i = 0; i < o->n_cols; i++) free(o->col[i].path);
+    free(o->col);
+    free(o->path);
+    free(o);
+}
+
+/* Checks that no user attribute repeats or takes a reserved name. */
+static int check_attr_keys(datum_ctx *ctx, const char *const *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int clash = keys[i][0] == '\0';
+        for (size_t r = 0; r < sizeof kReserved / sizeof *kReserved; r++)
+            clash |= !strcmp(keys[i], kReserved[r]);
+        for (size_t j = 0; j < i; j++) clash |= !strcmp(keys[i], keys[j]);
+        if (clash)
+            return datum_ctx_fail(ctx, DATUM_E_ARG,
+                                  "output attribute \"%s\" is empty, reserved or repeated",
+                                  keys[i]);
+    }
+    return DATUM_OK;
+}
+
+static int write_header(datum_output *o, const datum_archive *src, const char *command,
+                        const char *const *keys, const char *const *values, size_t n)
+{
+    hid_t f = o->file;
+    if (io_h5_set_str_attr(f, "format", "datum-output") < 0 ||
+        io_h5_set_int_attr(f, "format_version", H5T_STD_I32LE, OUTPUT_FORMAT_VERSION) < 0 ||
+        io_h5_set_str_attr(f, "engine_version", datum_version()) < 0 ||
+        io_h5_set_str_attr(f, "command", command ? command : "") < 0 ||
+        io_h5_set_str_attr(f, "source", src->path) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (io_h5_set_str_attr(f, keys[i], values[i] ? values[i] : "") < 0) return -1;
+    if (io_h5_ensure_group(f, "fields") < 0) return -1;
+    for (size_t i = 0; i < sizeof kCopied / sizeof *kCopied; i++)
+        if (H5Ocopy(src->file, kCopied[i], f, kCopied[i], H5P_DEFAULT, H5P_DEFAULT) < 0) return -1;
+    return 0;
+}
+
+int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *src,
+                        const char *command, const char *const *attr_keys,
+                        const char *const *attr_values, size_t n_attrs,
+                        const datum_write_options *opt, datum_output **out)
+{
+    datum_output *o = io_calloc(ctx, 1, sizeof *o);
+    int fd = -1, rc = o ? DATUM_OK : DATUM_E_NOMEM;
+    *out = NULL;
+    if (rc != DATUM_OK) return rc;
+    o->ctx = ctx;
+    o->file = H5I_INVALID_HID;
+    if (!src) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "an output needs its source archive");
+    if (rc == DATUM_OK) rc = io_write_options(ctx, opt, &o->opt);
+    if (rc == DATUM_OK) rc = check_attr_keys(ctx, attr_keys, n_attrs);
+    if (rc == DATUM_OK && !(o->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK) rc = io_temp_create(ctx, path, &o->tmp, &fd);
+    if (fd >= 0) close(fd); /* HDF5 opens the file by name */
+    if (rc == DATUM_OK) {
+        io_h5_silence();
+        o->file = io_h5_create_file(o->tmp);
+        if (o->file < 0 || write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
+            rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s", path);
+    }
+    if (rc != DATUM_OK) datum_output_abort(&o);
+    *out = o;
+    return rc;
+}
+
+static int add_column(datum_output *o, const char *group, const char *name, uint64_t length,
+                      const char *description, hid_t type, hid_t memtype)
+{
+    datum_ctx *ctx = o->ctx;
+    size_t len = strlen(group) + strlen(name) + 2;
+    int rc = DATUM_OK;
+    if (strcmp(group, "fields") && strcmp(group, "results") && strcmp(group, "pairs"))
+        return datum_ctx_fail(ctx, DATUM_E_ARG,
+                              "output group \"%s\" is not fields, results or pairs", group);
+    if (name[0] == '\0' || strchr(name, '/'))
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "bad output column name \"%s\"", name);
+    if (io_reserve(ctx, &o->col, &o->cols_cap, o->n_cols + 1, sizeof *o->col) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    out_column *c = &o->col[o->n_cols];
+    *c = (out_column){H5I_INVALID_HID, length, memtype, io_calloc(ctx, len, 1)};
+    if (!c->path) return DATUM_E_NOMEM;
+    snprintf(c->path, len, "%s/%s", group, name);
+    io_dataset_desc d = {c->path, description ? description : "", NULL};
+    if (io_h5_ensure_group(o->file, group) < 0)
+        rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, group);
+    else if (H5Lexists(o->file, c->path, H5P_DEFAULT) != 0)
+        rc = datum_ctx_fail(ctx, DATUM_E_ARG, "output column %s already exists", c->path);
+    else if ((c->ds = io_h5_create_dataset(o->file, &d, type, length, &o->opt)) < 0)
+        rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, c->path);
+    if (rc != DATUM_OK) {
+        free(c->path);
+        return rc;
+    }
+    return (int)o->n_cols++;
+}
+
+int datum_output_add_column(datum_output *o, const char *group, const char *name, uint64_t length,
+                            const char *description)
+{
+    return add_column(o, group, name, length, description, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+}
+
+int datum_output_add_int_column(datum_output *o, const char *group, const char *name,
+                                uint64_t length, const char *description)
+{
+    return add_column(o, group, name, length, description, H5T_STD_I64LE, H5T_NATIVE_INT64);
+}
+
+int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t count,
+                       const void *values)
+{
+    if (column < 0 || (size_t)column >= o->n_cols)
+        return datum_ctx_fail(o->ctx, DATUM_E_ARG, "no output column %d", column);
+    const out_column *c = &o->col[column];
+    if (first > c->length || count > c->length - first)
+        return datum_ctx_fail(o->ctx, DATUM_E_ARG,
+                              "cannot write %llu elements from %llu into %s of %llu",
+                              (unsigned long long)count, (unsigned long long)first, c->path,
+                              (unsigned long long)c->length);
+    if (io_h5_write_range(c->ds, c->memtype, first, count, values) < 0)
+        return datum_ctx_fail(o->ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, c->path);
+    return DATUM_OK;
+}
+
+int datum_output_commit(datum_output **o)
+{
+    datum_output *p = *o;
+    int rc = DATUM_OK;
+    *o = NULL;
+    if (!p) return rc;
+    herr_t closed = H5Fclose(p->file); /* strong close: the datasets go too */
+    p->file = H5I_INVALID_HID;
+    if (closed < 0)
+        rc = datum_ctx_fail(p->ctx, DATUM_E_IO, "cannot write %s (closing the file)", p->path);
+    else if ((rc = io_temp_commit(p->ctx, p->tmp, p->path)) == DATUM_OK) {
+        free(p->tmp); /* renamed: nothing to remove */
+        p->tmp = NULL;
+    }
+    output_free(p);
+    return rc;
+}
+
+void datum_output_abort(datum_output **o)
+{
+    if (!o || !*o) return;
+    output_free(*o);
+    *o = NULL;
+}

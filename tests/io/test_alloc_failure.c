@@ -1,0 +1,140 @@
+/* test_alloc_failure.c - every allocation of io/ made to fail in turn: each
+ * failure must come back as DATUM_E_NOMEM, leave no file behind and leak
+ * nothing (LeakSanitizer checks at exit).
+ *
+ * io/ allocates only through calloc and realloc (io_calloc, io_reserve); this
+ * program is linked with --wrap for both, so the wrappers below see exactly
+ * the calls made from the static libraries and from this file, not those
+ * inside HDF5 or libc. */
+#include "io_test_util.h"
+#include "datum_io.h"
+
+#include <string.h>
+
+static long g_fail_at = -1; /* the allocation (from 0) to refuse; -1: none */
+static long g_count;
+
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+
+static int refuse(void) { return g_fail_at >= 0 && g_count++ == g_fail_at; }
+
+void *__wrap_calloc(size_t n, size_t size) { return refuse() ? NULL : __real_calloc(n, size); }
+void *__wrap_realloc(void *p, size_t size) { return refuse() ? NULL : __real_realloc(p, size); }
+
+#define CSV                                                                                        \
+    "event,date,section,board,table,ns_pair,ew_pair,ns_score,adjusted\n"                           \
+    "E,2024-03-02,A,1,1,P1,P2,420,\n"                                                              \
+    "E,2024-03-02,A,1,2,P3,P4,,A+\n"                                                               \
+    "E,2024-03-02,B,2,1,P5,P6,-50,\n"
+
+/* Runs scenario with allocation k refused, for k = 0, 1, ... until it runs
+ * through; every refusal must give DATUM_E_NOMEM and leave files_after files. */
+static void fail_each_allocation(int (*scenario)(datum_ctx *), int files_after)
+{
+    int rc;
+    long k = 0;
+    do {
+        datum_ctx *ctx = NULL;
+        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+        g_count = 0;
+        g_fail_at = k;
+        rc = scenario(ctx);
+        int refused = g_count > k;
+        g_fail_at = -1;
+        if (refused) {
+            if (rc != DATUM_E_NOMEM)
+                fail_msg("allocation %ld refused: %d %s", k, rc, datum_ctx_message(ctx));
+            assert_int_equal(datum_ctx_code(ctx), DATUM_E_NOMEM);
+            assert_int_equal(tu_count_files(), files_after);
+        } else {
+            assert_int_equal(rc, DATUM_OK);
+        }
+        datum_ctx_free(&ctx);
+        k++;
+    } while (rc != DATUM_OK);
+    printf("# %ld allocations checked\n", k - 1);
+}
+
+static int import(datum_ctx *ctx)
+{
+    const char *paths[] = {"r.csv"};
+    return datum_import_csv(ctx, paths, 1, "a.h5", NULL);
+}
+
+static void test_import(void **state)
+{
+    tu_write("r.csv", CSV);
+    fail_each_allocation(import, 1);
+}
+
+/* Opens a.h5 and reads it, in chunks of one field. */
+static int read_archive(datum_ctx *ctx)
+{
+    datum_archive *a = NULL;
+    datum_chunk_reader *r = NULL;
+    datum_chunk c;
+    int rc = datum_archive_open(ctx, "a.h5", &a);
+    if (rc == DATUM_OK) rc = datum_chunk_reader_create(ctx, a, DATUM_COL_ALL, 1, &r);
+    while (rc == DATUM_OK) {
+        rc = datum_chunk_reader_next(r, &c);
+        if (c.n_fields == 0) break;
+    }
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    return rc;
+}
+
+/* Writes out.h5 from a.h5 and commits it; then removes it again. */
+static int write_output(datum_ctx *ctx)
+{
+    const char *keys[] = {"method"}, *values[] = {"butler"};
+    const double v[2] = {1.5, 2.5};
+    datum_archive *a = NULL;
+    datum_output *o = NULL;
+    int rc = datum_archive_open(ctx, "a.h5", &a), c = 0;
+    if (rc == DATUM_OK)
+        rc = datum_output_create(ctx, "out.h5", a, "cmd", keys, values, 1, NULL, &o);
+    if (rc == DATUM_OK) rc = c = datum_output_add_column(o, "fields", "datum", 2, "d");
+    if (rc >= 0) rc = datum_output_write(o, c, 0, 2, v);
+    if (rc == DATUM_OK) rc = datum_output_commit(&o);
+    datum_output_abort(&o);
+    datum_archive_close(&a);
+    remove("out.h5");
+    return rc;
+}
+
+static int write_csv(datum_ctx *ctx)
+{
+    datum_csv_writer *w = NULL;
+    int rc = datum_csv_create(ctx, "out.csv", &w);
+    if (rc == DATUM_OK) {
+        datum_csv_str(w, "a,b");
+        datum_csv_real(w, 0.1);
+        datum_csv_end_row(w);
+        rc = datum_csv_commit(&w);
+    }
+    remove("out.csv");
+    return rc;
+}
+
+static void test_read_and_write(void **state)
+{
+    datum_ctx *ctx = NULL;
+    tu_write("r.csv", CSV);
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(import(ctx), DATUM_OK);
+    datum_ctx_free(&ctx);
+    fail_each_allocation(read_archive, 2);
+    fail_each_allocation(write_output, 2);
+    fail_each_allocation(write_csv, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        tu_temp_dir_test(test_import),
+        tu_temp_dir_test(test_read_and_write),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,195 @@
+/* test_output.c - the HDF5 output of a run: create, declare columns, write,
+ * commit (renamed into place, self-describing) or abort (nothing left). */
+#include "io_test_util.h"
+#include "datum_io.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <string.h>
+
+static datum_ctx *g_ctx;
+static datum_archive *g_archive;
+
+static int setup(void **state)
+{
+    const char *paths[] = {"r.csv"};
+    tu_enter_temp_dir(state);
+    assert_int_equal(datum_ctx_create(&g_ctx), DATUM_OK);
+    tu_write("r.csv", "event,date,section,board,table,ns_pair,ew_pair,ns_score\n"
+                      "E,2024-03-02,A,2,1,P1,P2,420\n"
+                      "E,2024-03-02,A,2,2,P3,P4,-50\n"
+                      "E,2024-03-02,A,1,1,P1,P2,100\n");
+    assert_int_equal(datum_import_csv(g_ctx, paths, 1, "a.h5", NULL), DATUM_OK);
+    assert_int_equal(datum_archive_open(g_ctx, "a.h5", &g_archive), DATUM_OK);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    datum_archive_close(&g_archive);
+    datum_ctx_free(&g_ctx);
+    tu_leave_temp_dir(state);
+    return 0;
+}
+
+static char *read_str_attr(hid_t obj, const char *name)
+{
+    hid_t attr = H5Aopen(obj, name, H5P_DEFAULT), type = H5Aget_type(attr);
+    char *s = NULL, *copy;
+    assert_true(attr >= 0 && H5Aread(attr, type, &s) >= 0);
+    copy = strdup(s);
+    H5free_memory(s);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return copy;
+}
+
+static void assert_str_attr(hid_t obj, const char *name, const char *expected)
+{
+    char *s = read_str_attr(obj, name);
+    assert_string_equal(s, expected);
+    free(s);
+}
+
+static void read_values(hid_t f, const char *path, hid_t memtype, void *out)
+{
+    hid_t ds = H5Dopen2(f, path, H5P_DEFAULT);
+    assert_true(ds >= 0);
+    assert_true(H5Dread(ds, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
+    H5Dclose(ds);
+}
+
+static void test_commit(void **state)
+{
+    const char *keys[] = {"method", "rule"}, *values[] = {"butler", "nbb"};
+    datum_output *o = NULL;
+    assert_int_equal(datum_output_create(g_ctx, "out.h5", g_archive, "datum score a.h5", keys,
+                                         values, 2, NULL, &o),
+                     DATUM_OK);
+    assert_int_equal(tu_count_files(), 3); /* r.csv, a.h5 and the temporary file */
+    assert_false(tu_exists("out.h5"));
+    int datum = datum_output_add_column(o, "fields", "datum", 2, "datum per field");
+    int terms = datum_output_add_int_column(o, "results", "terms", 3, "comparisons");
+    int imps = datum_output_add_column(o, "pairs", "imps", 4, NULL);
+    assert_int_equal(datum, 0);
+    assert_int_equal(terms, 1);
+    assert_int_equal(imps, 2);
+    int none = datum_output_add_column(o, "pairs", "none", 0, "an empty column");
+    assert_int_equal(none, 3);
+    assert_int_equal(datum_output_write(o, none, 0, 0, NULL), DATUM_OK);
+    const double d[2] = {100.0, NAN}, p[4] = {1.5, -1.5, 0.25, -0.25};
+    const int64_t t[3] = {7, -1, INT64_MAX};
+    assert_int_equal(datum_output_write(o, datum, 0, 1, d), DATUM_OK);
+    assert_int_equal(datum_output_write(o, datum, 1, 1, d + 1), DATUM_OK);
+    assert_int_equal(datum_output_write(o, terms, 0, 3, t), DATUM_OK);
+    assert_int_equal(datum_output_write(o, imps, 0, 4, p), DATUM_OK);
+    assert_int_equal(datum_output_commit(&o), DATUM_OK);
+    assert_null(o);
+    assert_int_equal(tu_count_files(), 3);
+
+    hid_t f = H5Fopen("out.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    assert_str_attr(f, "format", "datum-output");
+    assert_str_attr(f, "engine_version", datum_version());
+    assert_str_attr(f, "command", "datum score a.h5");
+    assert_str_attr(f, "source", "a.h5");
+    assert_str_attr(f, "method", "butler");
+    assert_str_attr(f, "rule", "nbb");
+    double dd[2], pp[4];
+    int64_t tt[3], board[2];
+    read_values(f, "fields/datum", H5T_NATIVE_DOUBLE, dd);
+    read_values(f, "results/terms", H5T_NATIVE_INT64, tt);
+    read_values(f, "pairs/imps", H5T_NATIVE_DOUBLE, pp);
+    read_values(f, "fields/board", H5T_NATIVE_INT64, board);
+    assert_true(dd[0] == 100.0 && isnan(dd[1]));
+    assert_memory_equal(tt, t, sizeof t);
+    assert_memory_equal(pp, p, sizeof p);
+    assert_int_equal(board[0], 1);
+    assert_int_equal(board[1], 2);
+    char *pairs[4];
+    hid_t pds = H5Dopen2(f, "dict/pairs", H5P_DEFAULT), ptype = H5Dget_type(pds);
+    read_values(f, "dict/pairs", ptype, pairs);
+    H5Tclose(ptype);
+    H5Dclose(pds);
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_string_equal(pairs[i], datum_archive_pair(g_archive, i));
+        H5free_memory(pairs[i]);
+    }
+    hid_t ds = H5Dopen2(f, "fields/datum", H5P_DEFAULT);
+    assert_str_attr(ds, "description", "datum per field");
+    H5Dclose(ds);
+    ds = H5Dopen2(f, "pairs/none", H5P_DEFAULT);
+    hid_t space = H5Dget_space(ds);
+    assert_int_equal(H5Sget_simple_extent_npoints(space), 0);
+    H5Sclose(space);
+    H5Dclose(ds);
+    H5Fclose(f);
+}
+
+static void test_abort(void **state)
+{
+    datum_output *o = NULL;
+    tu_write("out.h5", "old");
+    assert_int_equal(
+        datum_output_create(g_ctx, "out.h5", g_archive, "cmd", NULL, NULL, 0, NULL, &o), DATUM_OK);
+    int c = datum_output_add_column(o, "results", "x", 3, "x");
+    const double v[3] = {1, 2, 3};
+    assert_int_equal(datum_output_write(o, c, 0, 3, v), DATUM_OK);
+    datum_output_abort(&o);
+    assert_null(o);
+    datum_output_abort(&o); /* accepts NULL */
+    datum_output_abort(NULL);
+    assert_int_equal(tu_count_files(), 3);
+    char *old = tu_read("out.h5", NULL);
+    assert_string_equal(old, "old");
+    free(old);
+}
+
+static void test_errors(void **state)
+{
+    const char *reserved[] = {"source"}, *twice[] = {"k", "k"}, *values[] = {"a", "b"};
+    datum_output *o = NULL;
+    assert_failure(
+        g_ctx,
+        datum_output_create(g_ctx, "out.h5", g_archive, "cmd", reserved, values, 1, NULL, &o),
+        DATUM_E_ARG, "output attribute \"source\" is empty, reserved or repeated");
+    assert_failure(
+        g_ctx, datum_output_create(g_ctx, "out.h5", g_archive, "cmd", twice, values, 2, NULL, &o),
+        DATUM_E_ARG, "output attribute \"k\" is empty, reserved or repeated");
+    assert_failure(
+        g_ctx,
+        datum_output_create(g_ctx, "nodir/out.h5", g_archive, "cmd", NULL, NULL, 0, NULL, &o),
+        DATUM_E_IO, "cannot create nodir/out.h5: No such file or directory");
+    assert_null(o);
+    assert_int_equal(tu_count_files(), 2);
+
+    assert_int_equal(
+        datum_output_create(g_ctx, "out.h5", g_archive, "cmd", NULL, NULL, 0, NULL, &o), DATUM_OK);
+    assert_failure(g_ctx, datum_output_add_column(o, "teams", "x", 1, ""), DATUM_E_ARG,
+                   "output group \"teams\" is not fields, results or pairs");
+    assert_failure(g_ctx, datum_output_add_column(o, "fields", "a/b", 1, ""), DATUM_E_ARG,
+                   "bad output column name \"a/b\"");
+    assert_failure(g_ctx, datum_output_add_column(o, "fields", "board", 2, ""), DATUM_E_ARG,
+                   "output column fields/board already exists");
+    int c = datum_output_add_column(o, "fields", "datum", 2, "");
+    assert_true(c >= 0);
+    assert_failure(g_ctx, datum_output_add_column(o, "fields", "datum", 2, ""), DATUM_E_ARG,
+                   "output column fields/datum already exists");
+    const double v[3] = {1, 2, 3};
+    assert_failure(g_ctx, datum_output_write(o, c, 1, 2, v), DATUM_E_ARG,
+                   "cannot write 2 elements from 1 into fields/datum of 2");
+    assert_failure(g_ctx, datum_output_write(o, 99, 0, 1, v), DATUM_E_ARG, "no output column 99");
+    assert_int_equal(datum_output_write(o, c, 2, 0, v), DATUM_OK); /* nothing, at the end */
+    datum_output_abort(&o);
+    assert_int_equal(tu_count_files(), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
