@@ -132,4 +132,31 @@ int io_h5_get_str_attr(datum_ctx *ctx, hid_t obj, const char *name, char **value
 /* Reads a scalar integer attribute: 0, or < 0 if absent or of another kind. */
 int io_h5_get_int_attr(hid_t obj, const char *name, int64_t *value);
 
+
+/* ------------------------------------------------------------------------ */
+/* h5chunk.c: whole compressed chunks, (de)compressed by our threads        */
+
+/* A chunked 1-D dataset whose filters we reproduce: shuffle + deflate,
+ * deflate, or none. */
+typedef struct {
+    hid_t ds;          /* not owned */
+    hsize_t chunk;     /* elements per chunk */
+    size_t elem;       /* bytes per element of the file type */
+    int shuffle;       /* byte shuffle before deflate */
+    int deflate_level; /* 0: no compression */
+} io_chunked;
+
+/* Fills *c for ds; < 0 if ds is not chunked or has a pipeline we do not
+ * reproduce (the caller then uses the library's own filters). */
+int io_chunked_open(hid_t ds, io_chunked *c);
+/* Writes chunks first_chunk .. first_chunk+n_chunks-1 from data (n_chunks *
+ * chunk elements in the FILE type's byte layout; the dataset's last chunk may
+ * be padded), compressing them with `threads` threads. < 0 on failure. */
+int io_chunked_write(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, const void *data,
+                     int threads);
+/* Reads and decodes whole chunks into data (file type layout); every chunk
+ * must exist. < 0 on failure (a damaged chunk included). */
+int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, void *data,
+                    int threads);
+
 #endif

@@ -23,7 +23,16 @@ typedef struct {
     uint64_t length;
     hid_t memtype; /* H5T_NATIVE_DOUBLE or H5T_NATIVE_INT64 */
     char *path;
+    /* Sequential writes from element 0 are gathered into whole chunks and
+     * compressed in parallel (h5chunk.c); `done` elements are in the file,
+     * `held` more wait in buf (room for BATCH_CHUNKS chunks). */
+    int direct;
+    io_chunked codec;
+    unsigned char *buf;
+    uint64_t done, held;
 } out_column;
+
+enum { BATCH_CHUNKS = 4 }; /* chunks compressed together: 2 per thread on 2 cores */
 
 struct datum_output {
     datum_ctx *ctx;
@@ -40,7 +49,10 @@ static void output_free(datum_output *o)
 {
     if (o->file >= 0) H5Fclose(o->file); /* closes the datasets too */
     io_temp_discard(&o->tmp);
-    for (size_t i = 0; i < o->n_cols; i++) free(o->col[i].path);
+    for (size_t i = 0; i < o->n_cols; i++) {
+        free(o->col[i].path);
+        free(o->col[i].buf);
+    }
     free(o->col);
     free(o->path);
     free(o);
@@ -122,7 +134,8 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
     if (io_reserve(ctx, &o->col, &o->cols_cap, o->n_cols + 1, sizeof *o->col) != DATUM_OK)
         return DATUM_E_NOMEM;
     out_column *c = &o->col[o->n_cols];
-    *c = (out_column){H5I_INVALID_HID, length, memtype, io_calloc(ctx, len, 1)};
+    *c = (out_column){.ds = H5I_INVALID_HID, .length = length, .memtype = memtype,
+                      .path = io_calloc(ctx, len, 1)};
     if (!c->path) return DATUM_E_NOMEM;
     snprintf(c->path, len, "%s/%s", group, name);
     io_dataset_desc d = {c->path, description ? description : "", NULL};
@@ -135,6 +148,12 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
     if (rc != DATUM_OK) {
         free(c->path);
         return rc;
+    }
+    /* The direct path needs the memory layout to be the file's (it is on
+     * every little-endian machine) and a pipeline h5chunk.c reproduces. */
+    if (length > 0 && H5Tequal(type, memtype) > 0 && io_chunked_open(c->ds, &c->codec) == 0) {
+        c->buf = malloc((size_t)c->codec.chunk * c->codec.elem * BATCH_CHUNKS);
+        c->direct = c->buf != NULL; /* without the buffer, the library's path still works */
     }
     return (int)o->n_cols++;
 }
@@ -151,6 +170,47 @@ int datum_output_add_int_column(datum_output *o, const char *group, const char *
     return add_column(o, group, name, length, description, H5T_STD_I64LE, H5T_NATIVE_INT64);
 }
 
+/* Writes the held elements: whole chunks directly; a partial last chunk
+ * directly too when it ends the dataset (padded), else through the library
+ * (at_end == 0: the column is leaving the direct path). */
+static int flush_held(datum_output *o, out_column *c, int at_end)
+{
+    uint64_t chunk = c->codec.chunk, whole = c->held / chunk, rest = c->held % chunk;
+    size_t bytes = (size_t)chunk * c->codec.elem;
+    int threads = datum_ctx_threads(o->ctx), failed = 0;
+    if (rest && at_end && c->done + c->held == c->length) { /* the dataset's last chunk */
+        memset(c->buf + c->held * c->codec.elem, 0, (size_t)(chunk - rest) * c->codec.elem);
+        whole++;
+        rest = 0;
+    }
+    if (whole) failed = io_chunked_write(&c->codec, c->done / chunk, (size_t)whole, c->buf, threads) < 0;
+    if (!failed && rest)
+        failed = io_h5_write_range(c->ds, c->memtype, c->done + whole * chunk, rest,
+                                   c->buf + whole * bytes) < 0;
+    if (failed) return datum_ctx_fail(o->ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, c->path);
+    c->done += c->held;
+    c->held = 0;
+    return DATUM_OK;
+}
+
+/* Appends a sequential write to the column's buffer, compressing and
+ * writing every time BATCH_CHUNKS whole chunks are ready. */
+static int append_sequential(datum_output *o, int column, uint64_t count, const void *values)
+{
+    out_column *c = &o->col[column];
+    uint64_t room = c->codec.chunk * BATCH_CHUNKS;
+    const unsigned char *in = values;
+    while (count > 0) {
+        uint64_t take = room - c->held < count ? room - c->held : count;
+        memcpy(c->buf + c->held * c->codec.elem, in, (size_t)take * c->codec.elem);
+        c->held += take;
+        in += take * c->codec.elem;
+        count -= take;
+        if (c->held == room && flush_held(o, c, 0) != DATUM_OK) return DATUM_E_IO;
+    }
+    return DATUM_OK;
+}
+
 int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t count,
                        const void *values)
 {
@@ -162,6 +222,9 @@ int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t cou
                               "cannot write %llu elements from %llu into %s of %llu",
                               (unsigned long long)count, (unsigned long long)first, c->path,
                               (unsigned long long)c->length);
+    if (c->direct && first == c->done + c->held) return append_sequential(o, column, count, values);
+    if (c->direct && flush_held(o, (out_column *)c, 0) != DATUM_OK) return DATUM_E_IO;
+    ((out_column *)c)->direct = 0; /* out of order: the library's path from now on */
     if (io_h5_write_range(c->ds, c->memtype, first, count, values) < 0)
         return datum_ctx_fail(o->ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, c->path);
     return DATUM_OK;
@@ -173,6 +236,12 @@ int datum_output_commit(datum_output **o)
     int rc = DATUM_OK;
     *o = NULL;
     if (!p) return rc;
+    for (size_t i = 0; i < p->n_cols && rc == DATUM_OK; i++)
+        if (p->col[i].direct && p->col[i].held) rc = flush_held(p, &p->col[i], 1);
+    if (rc != DATUM_OK) {
+        output_free(p);
+        return rc;
+    }
     herr_t closed = H5Fclose(p->file); /* strong close: the datasets go too */
     p->file = H5I_INVALID_HID;
     if (closed < 0)

@@ -1,0 +1,153 @@
+/*
+ * h5chunk.c - compressed chunks written and read directly, (de)compressed by
+ * our own threads.
+ *
+ * The serial HDF5 library runs its filters on the calling thread, which makes
+ * deflate the ceiling of every command (decompressing the input, compressing
+ * the output). For datasets whose pipeline is shuffle + deflate (or deflate,
+ * or nothing) we do the same work ourselves, one chunk per task in parallel,
+ * with libdeflate (zlib-format streams, exactly what HDF5's deflate filter
+ * reads and writes), and move the finished bytes with H5Dwrite_chunk /
+ * H5Dread_chunk. Any HDF5 reader sees an ordinary dataset.
+ */
+#include "io_internal.h"
+
+#include <libdeflate.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+int io_chunked_open(hid_t ds, io_chunked *c)
+{
+    memset(c, 0, sizeof *c);
+    c->ds = ds;
+    hid_t dcpl = H5Dget_create_plist(ds), type = H5Dget_type(ds);
+    int ok = dcpl >= 0 && type >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+             H5Pget_chunk(dcpl, 1, &c->chunk) == 1;
+    if (ok) c->elem = H5Tget_size(type);
+    int n_filters = ok ? H5Pget_nfilters(dcpl) : -1;
+    for (int i = 0; ok && i < n_filters; i++) {
+        unsigned flags, values[8];
+        size_t n_values = 8;
+        H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &n_values, values, 0, NULL, NULL);
+        if (f == H5Z_FILTER_SHUFFLE && i == 0) c->shuffle = 1;
+        else if (f == H5Z_FILTER_DEFLATE && i == n_filters - 1 && n_values >= 1)
+            c->deflate_level = (int)values[0] > 0 ? (int)values[0] : 1;
+        else ok = 0; /* a pipeline we do not reproduce: use the library */
+    }
+    if (ok && c->shuffle && !c->deflate_level) ok = 0;
+    if (type >= 0) H5Tclose(type);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return ok && n_filters >= 0 ? 0 : -1;
+}
+
+/* Byte-transposes n elements of size elem: out[b*n + i] = in[i*elem + b]. */
+static void shuffle_bytes(const unsigned char *in, unsigned char *out, size_t n, size_t elem)
+{
+    for (size_t b = 0; b < elem; b++)
+        for (size_t i = 0; i < n; i++) out[b * n + i] = in[i * elem + b];
+}
+
+static void unshuffle_bytes(const unsigned char *in, unsigned char *out, size_t n, size_t elem)
+{
+    for (size_t b = 0; b < elem; b++)
+        for (size_t i = 0; i < n; i++) out[i * elem + b] = in[b * n + i];
+}
+
+int io_chunked_write(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, const void *data,
+                     int threads)
+{
+    size_t bytes = (size_t)c->chunk * c->elem;
+    size_t bound = libdeflate_zlib_compress_bound(NULL, bytes);
+    unsigned char *work = malloc(n_chunks * (bound + bytes));
+    size_t *size = malloc(n_chunks * sizeof *size);
+    int failed = !work || !size;
+    if (!failed) {
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+        {
+            struct libdeflate_compressor *z =
+                c->deflate_level ? libdeflate_alloc_compressor(c->deflate_level) : NULL;
+            failed |= c->deflate_level && !z;
+#pragma omp for schedule(static)
+            for (size_t k = 0; k < n_chunks; k++) {
+                const unsigned char *raw = (const unsigned char *)data + k * bytes;
+                unsigned char *tmp = work + k * (bound + bytes), *packed = tmp + bytes;
+                if (!c->deflate_level) {
+                    memcpy(packed, raw, bytes);
+                    size[k] = bytes;
+                    continue;
+                }
+                if (c->shuffle) shuffle_bytes(raw, tmp, c->chunk, c->elem);
+                size[k] = z ? libdeflate_zlib_compress(z, c->shuffle ? tmp : raw, bytes, packed, bound) : 0;
+                failed |= size[k] == 0;
+            }
+            if (z) libdeflate_free_compressor(z);
+        }
+    }
+    /* HDF5 itself is serial: the finished chunks go in one by one, in order. */
+    for (size_t k = 0; k < n_chunks && !failed; k++) {
+        hsize_t offset = (first_chunk + k) * c->chunk;
+        failed = H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size[k],
+                                work + k * (bound + bytes) + bytes) < 0;
+    }
+    free(work);
+    free(size);
+    return failed ? -1 : 0;
+}
+
+int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, void *data,
+                    int threads)
+{
+    size_t bytes = (size_t)c->chunk * c->elem;
+    /* Stored chunks are read serially into one buffer, then decoded in parallel. */
+    hsize_t *stored = malloc(n_chunks * sizeof *stored);
+    size_t *start = malloc((n_chunks + 1) * sizeof *start);
+    int failed = !stored || !start;
+    for (size_t k = 0; k < n_chunks && !failed; k++) {
+        hsize_t offset = (first_chunk + k) * c->chunk;
+        failed = H5Dget_chunk_storage_size(c->ds, &offset, &stored[k]) < 0 || stored[k] == 0;
+    }
+    unsigned char *packed = NULL;
+    if (!failed) {
+        start[0] = 0;
+        for (size_t k = 0; k < n_chunks; k++) start[k + 1] = start[k] + (size_t)stored[k];
+        packed = malloc(start[n_chunks] + (size_t)threads * bytes);
+        failed = !packed;
+    }
+    for (size_t k = 0; k < n_chunks && !failed; k++) {
+        hsize_t offset = (first_chunk + k) * c->chunk;
+        uint32_t mask = 0;
+        failed = H5Dread_chunk(c->ds, H5P_DEFAULT, &offset, &mask, packed + start[k]) < 0 ||
+                 mask != 0; /* a skipped filter: not a chunk we can decode */
+    }
+    if (!failed) {
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+        {
+            struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
+            unsigned char *tmp = packed + start[n_chunks] + (size_t)omp_get_thread_num() * bytes;
+            failed |= !z;
+#pragma omp for schedule(static)
+            for (size_t k = 0; k < n_chunks; k++) {
+                unsigned char *out = (unsigned char *)data + k * bytes;
+                const unsigned char *in = packed + start[k];
+                size_t in_n = start[k + 1] - start[k], got = 0;
+                if (!c->deflate_level) {
+                    failed |= in_n != bytes;
+                    if (in_n == bytes) memcpy(out, in, bytes);
+                    continue;
+                }
+                if (!z || libdeflate_zlib_decompress(z, in, in_n, c->shuffle ? tmp : out, bytes, &got) !=
+                              LIBDEFLATE_SUCCESS || got != bytes) {
+                    failed = 1;
+                    continue;
+                }
+                if (c->shuffle) unshuffle_bytes(tmp, out, c->chunk, c->elem);
+            }
+            if (z) libdeflate_free_decompressor(z);
+        }
+    }
+    free(packed);
+    free(stored);
+    free(start);
+    return failed ? -1 : 0;
+}
