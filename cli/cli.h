@@ -52,6 +52,15 @@ int cli_set_flag(cli_parser *p, const char *value, void *target);   /* int = 1 *
 int cli_set_string(cli_parser *p, const char *value, void *target); /* const char * */
 int cli_set_threads(cli_parser *p, const char *value, void *target);/* int 1..1024 */
 
+/* An int option whose value must be in [lo, hi]: the target of
+ * cli_set_bounded_int, so that one handler serves all of them. */
+typedef struct {
+    int *value;
+    long lo, hi;
+    const char *name; /* "--boards", for the message */
+} cli_bounded_int;
+int cli_set_bounded_int(cli_parser *p, const char *value, void *target);
+
 /* ------------------------------------------------------------------------ */
 /* The method options of scoring commands.                                  */
 
@@ -83,6 +92,17 @@ size_t cli_method_describe(const cli_method_options *o, const char **keys, const
  * message "datum: MESSAGE" on stderr. */
 int cli_fail(datum_ctx *ctx, int code);
 
+/* Runs fn(ctx, archive, job) with a new context of `threads` threads and
+ * returns the exit code (an error printed by cli_fail). */
+typedef int (*cli_job_fn)(datum_ctx *ctx, const char *archive, void *job);
+int cli_run_job(int threads, cli_job_fn fn, const char *archive, void *job);
+
+/* Creates the HDF5 output of `command` run on the archive at archive_path
+ * (a), its root attributes describing the method mo and the archive. */
+int cli_output_create(datum_ctx *ctx, const char *path, const datum_archive *a,
+                      const char *archive_path, const char *command,
+                      const cli_method_options *mo, datum_output **out);
+
 /* A progress line on stderr, shown only when stderr is a terminal and the
  * job has run for more than a second. */
 typedef struct {
@@ -90,6 +110,9 @@ typedef struct {
     double start;
     int shown;
 } cli_progress;
+
+/* YYYY-MM-DD of a day count since 1970-01-01 (proleptic Gregorian). */
+void cli_format_date(int32_t days, char out[48]);
 
 void cli_progress_start(cli_progress *p, datum_ctx *ctx, const char *label);
 void cli_progress_finish(cli_progress *p);
@@ -100,5 +123,9 @@ int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_score(int argc, char **argv);
 int cmd_cross(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+int cmd_barking(int argc, char **argv);
+int cmd_teams(int argc, char **argv);
+int cmd_tarot(int argc, char **argv);
 
 #endif

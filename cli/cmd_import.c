@@ -1,7 +1,10 @@
-/* cmd_import.c - `datum import`: CSV results into a new archive. */
+/* cmd_import.c - `datum import`: CSV results into a new archive (bridge
+ * results, or with --format tarot a tarot Attaque-Défense tournament). */
 #include "cli.h"
+#include "datum_tarot_io.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char kHelp[] =
     "usage: datum import RESULTS.csv [MORE.csv ...] -o ARCHIVE.h5 [options]\n"
@@ -12,7 +15,17 @@ static const char kHelp[] =
     "\n"
     "  -o ARCHIVE.h5       the archive to write (replaced only on success)\n"
     "  --no-compress       store the columns uncompressed (faster to read)\n"
-    "  --deflate LEVEL     deflate level 1..9 (default 1)\n";
+    "  --deflate LEVEL     deflate level 1..9 (default 1)\n"
+    "\n"
+    "  datum import --format tarot AD.csv --players PLAYERS.csv --defenses DEFENSES.csv\n"
+    "               [--penalties PENALTIES.csv] -o TAROT.h5\n"
+    "\n"
+    "  --format bridge|tarot   bridge results (the default), or a tarot\n"
+    "                      Attaque-Défense tournament: AD.csv holds\n"
+    "                      event,date,etui,contract,position,attacker,defense,score\n"
+    "  --players FILE      player,classement (tarot)\n"
+    "  --defenses FILE     defense,player1,player2,player3 (tarot)\n"
+    "  --penalties FILE    event,side,id,pm (tarot; optional)\n";
 
 static int set_level(cli_parser *p, const char *value, void *target)
 {
@@ -24,15 +37,45 @@ static int set_level(cli_parser *p, const char *value, void *target)
     return 0;
 }
 
+/* The tarot import, once the options are parsed. */
+static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char *out,
+                        const datum_write_options *wo)
+{
+    if (p->n_positional != 1)
+        return cli_usage_error(p, "--format tarot takes one results file (AD.csv)"), EXIT_BAD_INPUT;
+    if (!in->players || !in->defenses)
+        return cli_usage_error(p, "--format tarot needs --players and --defenses"), EXIT_BAD_INPUT;
+    datum_ctx *ctx;
+    datum_tarot_data *d = NULL;
+    if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
+    int rc = datum_tarot_import_csv(ctx, in, out, wo);
+    if (rc == DATUM_OK) rc = datum_tarot_archive_read(ctx, out, &d);
+    int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
+    if (rc == DATUM_OK)
+        printf("imported %llu results in %llu étuis of %u event%s, %u players, %u defenses, "
+               "%llu penalties, into %s\n",
+               (unsigned long long)d->n_results, (unsigned long long)d->n_etuis, d->n_events,
+               d->n_events == 1 ? "" : "s", d->n_players, d->n_defenses,
+               (unsigned long long)d->n_penalties, out);
+    datum_tarot_data_free(&d);
+    datum_ctx_free(&ctx);
+    return status;
+}
+
 int cmd_import(int argc, char **argv)
 {
-    const char *out = NULL;
+    const char *out = NULL, *format = "bridge";
     int no_compress = 0;
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
+    datum_tarot_inputs tarot = {NULL, NULL, NULL, NULL};
     const cli_option table[] = {
         {"-o", 1, cli_set_string, &out},
         {"--no-compress", 0, cli_set_flag, &no_compress},
         {"--deflate", 1, set_level, &wo.deflate_level},
+        {"--format", 1, cli_set_string, &format},
+        {"--players", 1, cli_set_string, &tarot.players},
+        {"--defenses", 1, cli_set_string, &tarot.defenses},
+        {"--penalties", 1, cli_set_string, &tarot.penalties},
     };
     const char *positional[argc + 1];
     cli_parser p = {"import", positional, 0};
@@ -41,6 +84,17 @@ int cmd_import(int argc, char **argv)
     if (!out) return cli_usage_error(&p, "-o ARCHIVE.h5 is required"), EXIT_BAD_INPUT;
     if (p.n_positional < 1) return cli_usage_error(&p, "no input file given"), EXIT_BAD_INPUT;
     wo.compress = !no_compress;
+    int is_tarot = strcmp(format, "tarot") == 0;
+    if (!is_tarot && strcmp(format, "bridge") != 0)
+        return cli_usage_error(&p, "--format takes bridge or tarot, not '%s'", format),
+               EXIT_BAD_INPUT;
+    if (is_tarot) {
+        tarot.results = positional[0];
+        return import_tarot(&p, &tarot, out, &wo);
+    }
+    if (tarot.players || tarot.defenses || tarot.penalties)
+        return cli_usage_error(&p, "--players, --defenses and --penalties go with --format tarot"),
+               EXIT_BAD_INPUT;
 
     datum_ctx *ctx;
     if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;

@@ -8,22 +8,9 @@ static const char kHelp[] =
     "usage: datum info ARCHIVE.h5\n"
     "\n"
     "Prints the archive's events, date range, board fields, results, pairs and\n"
-    "the histogram of tables per field.\n";
-
-/* YYYY-MM-DD of a day count since 1970-01-01 (proleptic Gregorian). */
-static void format_date(int32_t days, char out[48])
-{
-    int64_t z = (int64_t)days + 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    int64_t d = doy - (153 * mp + 2) / 5 + 1;
-    int64_t m = mp < 10 ? mp + 3 : mp - 9;
-    int64_t y = yoe + era * 400 + (m <= 2);
-    snprintf(out, 48, "%04lld-%02lld-%02lld", (long long)y, (long long)m, (long long)d);
-}
+    "the histogram of tables per field; for teams events, the teams, matches and\n"
+    "divisions (matches playing the same boards) and the histogram of matches per\n"
+    "field.\n";
 
 /* Histogram buckets: 1..16 tables one by one, then powers of two. */
 enum { EXACT = 16, BUCKETS = EXACT + 32 };
@@ -46,16 +33,60 @@ static void bucket_label(int b, char out[32])
     snprintf(out, 32, "%llu-%llu", (unsigned long long)lo + 1, (unsigned long long)hi);
 }
 
+/* Prints a histogram of fields, one bar per non-empty bucket. */
+static void print_histogram(const char *title, const uint64_t hist[BUCKETS])
+{
+    uint64_t most = 1;
+    printf("%s:\n", title);
+    for (int b = 0; b < BUCKETS; b++) most = hist[b] > most ? hist[b] : most;
+    for (int b = 0; b < BUCKETS; b++) {
+        if (!hist[b]) continue;
+        char label[32], bar[41];
+        bucket_label(b, label);
+        int len = (int)((40 * hist[b] + most - 1) / most);
+        memset(bar, '#', (size_t)len);
+        bar[len] = '\0';
+        printf("  %9s %12llu  %s\n", label, (unsigned long long)hist[b], bar);
+    }
+}
+
+/* Teams fields: matches per field, and divisions (the matches that play
+ * the same boards: one per event and section with matches). */
+typedef struct {
+    uint64_t hist[BUCKETS], fields, divisions;
+    uint32_t event, section; /* of the last teams field */
+} teams_stats;
+
+static void count_teams(teams_stats *t, const datum_chunk *c)
+{
+    for (uint64_t f = 0; f < c->n_fields; f++) {
+        uint64_t matches = 0;
+        for (uint64_t i = c->offset[f]; i < c->offset[f + 1]; i++) {
+            uint64_t j = c->offset[f];
+            while (j < i && c->match[j] != c->match[i]) j++;
+            matches += c->match[i] >= 0 && j == i; /* first row of its match */
+        }
+        if (!matches) continue;
+        if (!t->fields++ || c->field_event[f] != t->event || c->field_section[f] != t->section)
+            t->divisions++;
+        t->event = c->field_event[f];
+        t->section = c->field_section[f];
+        t->hist[bucket_of(matches)]++;
+    }
+}
+
 static int describe(datum_ctx *ctx, const char *path)
 {
     datum_archive *a = NULL;
     datum_chunk_reader *r = NULL;
     uint64_t hist[BUCKETS] = {0}, adjusted = 0;
+    teams_stats teams = {0};
     int rc = datum_archive_open(ctx, path, &a);
     if (rc < 0) goto done;
     datum_archive_info info;
     datum_archive_get_info(a, &info);
-    unsigned columns = info.has_adjusted ? DATUM_COL_ADJUSTED : 0;
+    unsigned columns = (info.has_adjusted ? DATUM_COL_ADJUSTED : 0) |
+                       (info.has_teams ? DATUM_COL_MATCH : 0);
     if ((rc = datum_chunk_reader_create(ctx, a, columns, (size_t)1 << 22, &r)) < 0) goto done;
     for (;;) {
         datum_chunk c;
@@ -63,10 +94,11 @@ static int describe(datum_ctx *ctx, const char *path)
         if (c.n_fields == 0) break;
         for (uint64_t f = 0; f < c.n_fields; f++) hist[bucket_of(c.offset[f + 1] - c.offset[f])]++;
         for (uint64_t row = 0; c.adjusted && row < c.n_rows; row++) adjusted += c.adjusted[row] != 0;
+        if (c.match) count_teams(&teams, &c);
     }
     char first[48], last[48];
-    format_date(info.first_date, first);
-    format_date(info.last_date, last);
+    cli_format_date(info.first_date, first);
+    cli_format_date(info.last_date, last);
     printf("archive    %s (format %d)\n", path, info.format_version);
     printf("events     %u\n", info.n_events);
     for (uint32_t e = 0; e < info.n_events && e < 20; e++) printf("             %s\n", datum_archive_event(a, e));
@@ -77,17 +109,14 @@ static int describe(datum_ctx *ctx, const char *path)
     printf("results    %llu (%llu adjusted)\n", (unsigned long long)info.n_results,
            (unsigned long long)adjusted);
     printf("pairs      %u\n", info.n_pairs);
-    printf("tables per field:\n");
-    uint64_t most = 1;
-    for (int b = 0; b < BUCKETS; b++) most = hist[b] > most ? hist[b] : most;
-    for (int b = 0; b < BUCKETS; b++) {
-        if (!hist[b]) continue;
-        char label[32], bar[41];
-        bucket_label(b, label);
-        int len = (int)((40 * hist[b] + most - 1) / most);
-        memset(bar, '#', (size_t)len);
-        bar[len] = '\0';
-        printf("  %9s %12llu  %s\n", label, (unsigned long long)hist[b], bar);
+    if (info.has_truth) printf("truth      the true strength of every pair (generated)\n");
+    print_histogram("tables per field", hist);
+    if (info.has_teams) {
+        printf("teams      %u\n", info.n_teams);
+        printf("matches    %u\n", info.n_matches);
+        printf("divisions  %llu (events and sections with matches; %llu teams fields)\n",
+               (unsigned long long)teams.divisions, (unsigned long long)teams.fields);
+        print_histogram("matches per field", teams.hist);
     }
 done:
     datum_chunk_reader_free(&r);

@@ -1,13 +1,14 @@
-/* cmd_score.c - `datum score` (Butler against a datum) and `datum cross`
- * (cross-IMPs): one streaming pipeline over chunks of whole fields. Memory is
- * bounded by the chunk size and the number of pairs, not by the archive. */
+/* cmd_score.c - `datum score` (Butler against a datum), `datum cross`
+ * (cross-IMPs) and `datum barking` (barking cross-IMPs, §5): one streaming
+ * pipeline over chunks of whole fields. Memory is bounded by the chunk size
+ * and the number of pairs, not by the archive. */
 #include "cli.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { JOB_BUTLER, JOB_CROSS } job_kind;
+typedef enum { JOB_BUTLER, JOB_CROSS, JOB_BARKING } job_kind;
 
 typedef struct {
     job_kind kind;
@@ -24,7 +25,7 @@ typedef struct {
     double *datum;       /* Butler: per field */
     double *a, *b;       /* Butler: ns_imps, ew_imps; cross: ns_raw, ns_avg */
     int32_t *terms;      /* cross */
-    int64_t *terms_wide; /* cross, for the HDF5 int column */
+    int64_t *terms_wide; /* cross, for the HDF5 int column; barking's terms */
 } buffers;
 
 /* Totals per pair, accumulated in archive order (deterministic). */
@@ -82,11 +83,17 @@ static void write_results_header(datum_csv_writer *w, const score_job *job, int 
 {
     const char *butler[] = {"event", "section", "board", "table", "ns_pair", "ew_pair",
                             "ns_score", "datum", "ns_imps", "adjusted", "ew_imps"};
-    const char *cross[] = {"event", "section", "board", "table", "ns_pair",
-                           "ew_pair", "ns_score", "ns_raw", "ns_avg", "terms"};
-    size_t n = job->kind == JOB_CROSS ? 10 : has_adjusted ? 11 : 9;
-    for (size_t i = 0; i < n; i++) datum_csv_str(w, job->kind == JOB_CROSS ? cross[i] : butler[i]);
+    const char *cross[] = {"event", "section", "board", "table", "ns_pair",  "ew_pair",
+                           "ns_score", "ns_raw", "ns_avg", "terms", "ew_raw", "ew_avg"};
+    size_t n = job->kind == JOB_BARKING ? 12 : job->kind == JOB_CROSS ? 10 : has_adjusted ? 11 : 9;
+    for (size_t i = 0; i < n; i++) datum_csv_str(w, job->kind != JOB_BUTLER ? cross[i] : butler[i]);
     datum_csv_end_row(w);
+}
+
+/* Cross and barking: the terms of row r's score (0: the row has none). */
+static int64_t terms_of(const score_job *job, const buffers *bf, uint64_t r)
+{
+    return job->kind == JOB_BARKING ? bf->terms_wide[r] : bf->terms[r];
 }
 
 static void write_results_rows(datum_csv_writer *w, const score_job *job, const datum_archive *a,
@@ -94,12 +101,16 @@ static void write_results_rows(datum_csv_writer *w, const score_job *job, const 
 {
     for (uint64_t f = 0; f < c->n_fields; f++) {
         for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
-            if (job->kind == JOB_CROSS) {
-                if (bf->terms[r] == 0) continue; /* rows without a cross-IMP score */
+            if (job->kind != JOB_BUTLER) {
+                if (terms_of(job, bf, r) == 0) continue; /* rows without a score */
                 write_row_key(w, a, c, f, r);
                 datum_csv_real(w, bf->a[r]);
                 datum_csv_real(w, bf->b[r]);
-                datum_csv_int(w, bf->terms[r]);
+                datum_csv_int(w, terms_of(job, bf, r));
+                if (job->kind == JOB_BARKING) { /* EW: exactly the negation (§5) */
+                    datum_csv_real(w, 0.0 - bf->a[r]);
+                    datum_csv_real(w, 0.0 - bf->b[r]);
+                }
             } else {
                 write_row_key(w, a, c, f, r);
                 datum_csv_real(w, bf->datum[f]);
@@ -125,7 +136,7 @@ static void accumulate(pair_totals *t, const score_job *job, const datum_chunk *
     }
     datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, bf->b, NULL, t->imps, t->boards);
     for (uint64_t r = 0; r < c->n_rows; r++) {
-        if (bf->terms[r] == 0) continue;
+        if (terms_of(job, bf, r) == 0) continue;
         t->raw[c->ns_pair[r]] += bf->a[r];
         t->raw[c->ew_pair[r]] -= bf->a[r];
     }
@@ -140,14 +151,8 @@ static int create_h5(datum_ctx *ctx, const score_job *job, const datum_archive *
                      const char *archive_path, const datum_archive_info *info,
                      datum_output **out, columns *col)
 {
-    const char *keys[32], *values[32];
-    char buf[32][96];
-    size_t n = cli_method_describe(&job->mo, keys, values, buf, 32);
-    keys[n] = "archive";
-    values[n++] = archive_path;
-    datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
-    int rc = datum_output_create(ctx, job->out_h5, a, job->kind == JOB_CROSS ? "cross" : "score",
-                                 keys, values, n, &wo, out);
+    const char *command[] = {"score", "cross", "barking"};
+    int rc = cli_output_create(ctx, job->out_h5, a, archive_path, command[job->kind], &job->mo, out);
     if (rc < 0) return rc;
     datum_output *o = *out;
     memset(col, 0xff, sizeof *col); /* -1: not declared */
@@ -156,6 +161,14 @@ static int create_h5(datum_ctx *ctx, const score_job *job, const datum_archive *
                                              "datum of the field (NaN: no real score)");
         col->a = datum_output_add_column(o, "results", "ns_imps", info->n_results, "North-South IMPs");
         col->b = datum_output_add_column(o, "results", "ew_imps", info->n_results, "East-West IMPs");
+    } else if (job->kind == JOB_BARKING) {
+        col->a = datum_output_add_column(o, "results", "ns_raw", info->n_results,
+                                         "North-South barking cross-IMPs, raw sum (NaN: no score; "
+                                         "East-West: the negation)");
+        col->b = datum_output_add_column(o, "results", "ns_avg", info->n_results,
+                                         "North-South barking cross-IMPs per term");
+        col->terms = datum_output_add_int_column(o, "results", "terms", info->n_results,
+                                                 "terms summed, (n-1)*C(n-2,2) (0: no score)");
     } else {
         col->a = datum_output_add_column(o, "results", "ns_raw", info->n_results,
                                          "North-South cross-IMPs, raw sum (NaN: no score)");
@@ -163,6 +176,8 @@ static int create_h5(datum_ctx *ctx, const score_job *job, const datum_archive *
                                          "North-South cross-IMPs divided by the divisor");
         col->terms = datum_output_add_int_column(o, "results", "terms", info->n_results,
                                                  "comparisons made (0: no score)");
+    }
+    if (job->kind != JOB_BUTLER) {
         col->raw = datum_output_add_column(o, "pairs", "raw_imps", info->n_pairs,
                                            "sum of raw cross-IMPs");
     }
@@ -180,7 +195,8 @@ static int write_h5_chunk(datum_output *o, const columns *col, const score_job *
     if (job->kind == JOB_BUTLER) {
         rc = datum_output_write(o, col->datum, c->first_field, c->n_fields, bf->datum);
     } else {
-        for (uint64_t r = 0; r < c->n_rows; r++) bf->terms_wide[r] = bf->terms[r];
+        if (job->kind == JOB_CROSS)
+            for (uint64_t r = 0; r < c->n_rows; r++) bf->terms_wide[r] = bf->terms[r];
         rc = datum_output_write(o, col->terms, c->first_row, c->n_rows, bf->terms_wide);
     }
     if (rc >= 0) rc = datum_output_write(o, col->a, c->first_row, c->n_rows, bf->a);
@@ -197,7 +213,7 @@ static int write_h5_pairs(datum_ctx *ctx, datum_output *o, const columns *col,
     int rc = datum_output_write(o, col->boards, 0, t->n, t->boards);
     if (rc >= 0) rc = datum_output_write(o, col->imps, 0, t->n, t->imps);
     if (rc >= 0) rc = datum_output_write(o, col->per_board, 0, t->n, ratio);
-    if (rc >= 0 && job->kind == JOB_CROSS) rc = datum_output_write(o, col->raw, 0, t->n, t->raw);
+    if (rc >= 0 && job->kind != JOB_BUTLER) rc = datum_output_write(o, col->raw, 0, t->n, t->raw);
     free(ratio);
     return rc;
 }
@@ -210,7 +226,7 @@ static int write_pairs_csv(datum_ctx *ctx, const char *path, const score_job *jo
     int rc = datum_csv_create(ctx, path, &w);
     if (rc < 0) return rc;
     const char *header[] = {"pair", "boards", "imps", "imps_per_board", "raw_imps"};
-    for (int i = 0; i < (job->kind == JOB_CROSS ? 5 : 4); i++) datum_csv_str(w, header[i]);
+    for (int i = 0; i < (job->kind != JOB_BUTLER ? 5 : 4); i++) datum_csv_str(w, header[i]);
     datum_csv_end_row(w);
     for (uint32_t p = 0; p < t->n; p++) {
         if (!t->boards[p]) continue;
@@ -218,7 +234,7 @@ static int write_pairs_csv(datum_ctx *ctx, const char *path, const score_job *jo
         datum_csv_int(w, t->boards[p]);
         datum_csv_real(w, t->imps[p]);
         datum_csv_real(w, per_board(t, p));
-        if (job->kind == JOB_CROSS) datum_csv_real(w, t->raw[p]);
+        if (job->kind != JOB_BUTLER) datum_csv_real(w, t->raw[p]);
         datum_csv_end_row(w);
     }
     return datum_csv_commit(&w);
@@ -247,8 +263,9 @@ static int print_ranking(datum_ctx *ctx, const score_job *job, const datum_archi
     for (uint32_t p = 0; p < t->n; p++)
         if (t->boards[p]) rank[n++] = (rank_entry){per_board(t, p), datum_archive_pair(a, p), p};
     qsort(rank, n, sizeof *rank, by_rank);
-    printf("%s, datum %s, scale %s%s%s\n", job->kind == JOB_CROSS ? "Cross-IMPs" : "Butler",
-           job->kind == JOB_CROSS ? "-" : job->mo.preset, job->mo.scale,
+    const char *title[] = {"Butler", "Cross-IMPs", "Barking cross-IMPs"};
+    printf("%s, datum %s, scale %s%s%s\n", title[job->kind],
+           job->kind != JOB_BUTLER ? "-" : job->mo.preset, job->mo.scale,
            job->mo.doubled ? ", doubled" : "", job->mo.halved ? ", halved" : "");
     printf("%5s  %-20s %7s %10s %10s\n", "rank", "pair", "boards", "IMPs", "IMPs/board");
     for (uint32_t i = 0; i < n; i++) {
@@ -260,8 +277,9 @@ static int print_ranking(datum_ctx *ctx, const score_job *job, const datum_archi
     return DATUM_OK;
 }
 
-static int run(datum_ctx *ctx, const char *archive_path, score_job *job)
+static int run(datum_ctx *ctx, const char *archive_path, void *arg)
 {
+    score_job *job = arg;
     datum_archive *a = NULL;
     datum_chunk_reader *reader = NULL;
     datum_output *h5 = NULL;
@@ -292,15 +310,20 @@ static int run(datum_ctx *ctx, const char *archive_path, score_job *job)
     if (results) need |= DATUM_COL_TABLE;
     if ((rc = datum_chunk_reader_create(ctx, a, need, job->chunk_rows, &reader)) < 0) goto done;
 
-    cli_progress_start(&progress, ctx, job->kind == JOB_CROSS ? "cross" : "score");
+    const char *label[] = {"score", "cross", "barking"};
+    cli_progress_start(&progress, ctx, label[job->kind]);
     for (;;) {
         datum_chunk c;
         if ((rc = datum_chunk_reader_next(reader, &c)) < 0) goto done;
         if (c.n_fields == 0) break;
         if ((rc = grow(ctx, &bf, c.n_fields, c.n_rows)) < 0) goto done;
         datum_fields in = {c.n_fields, c.offset, c.ns_score, c.adjusted};
-        rc = job->kind == JOB_CROSS ? datum_cross_fields(ctx, &job->mo.method, &in, bf.a, bf.b, bf.terms)
-                                    : datum_score_fields(ctx, &job->mo.method, &in, bf.datum, bf.a, bf.b);
+        if (job->kind == JOB_BARKING)
+            rc = datum_barking_fields(ctx, &job->mo.method.scale, &in, bf.a, bf.b, bf.terms_wide);
+        else
+            rc = job->kind == JOB_CROSS
+                     ? datum_cross_fields(ctx, &job->mo.method, &in, bf.a, bf.b, bf.terms)
+                     : datum_score_fields(ctx, &job->mo.method, &in, bf.datum, bf.a, bf.b);
         if (rc < 0) goto done;
         accumulate(&t, job, &c, &bf);
         if (h5 && (rc = write_h5_chunk(h5, &col, job, &c, &bf)) < 0) goto done;
@@ -368,10 +391,32 @@ static const char kCrossHelp[] =
     "  --pairs FILE.csv      one row per pair\n"
     "  --ranking             print the ranking even when writing files\n";
 
+static const char kBarkingHelp[] =
+    "usage: datum barking ARCHIVE.h5 [options]\n"
+    "\n"
+    "Barking cross-IMPs (seed 002): in every field of 4 real results or more,\n"
+    "each pair against every other pair sitting the same way, combined with\n"
+    "every two pairs sitting the other way, the four scores from four tables:\n"
+    "(n-1)*C(n-2,2) terms (3 for one teams-of-eight match, 105 for two, 495\n"
+    "for three). East-West's score is the negation of North-South's.\n"
+    "Without -o, --results or --pairs the ranking is printed.\n"
+    "\n"
+    "  --double              convert 2*(sum of the four scores)\n"
+    "  --half                halve the IMPs\n"
+    "  --threads N           worker threads (results never depend on N)\n"
+    "  -o OUT.h5             write per-result and per-pair figures to an HDF5 file\n"
+    "  --results FILE.csv    one row per scored result (- for standard output)\n"
+    "  --pairs FILE.csv      one row per pair\n"
+    "  --ranking             print the ranking even when writing files\n"
+    "\n"
+    "The scale is wbf (--scale linear is refused); see docs/methods.md.\n";
+
 static int score_main(int argc, char **argv, job_kind kind)
 {
+    const char *name[] = {"score", "cross", "barking"};
+    const char *help[] = {kScoreHelp, kCrossHelp, kBarkingHelp};
     score_job job = {.kind = kind, .threads = 1, .chunk_rows = (size_t)1 << 20};
-    cli_method_defaults(&job.mo, kind == JOB_CROSS ? "mean" : NULL);
+    cli_method_defaults(&job.mo, kind != JOB_BUTLER ? "mean" : NULL);
     cli_option table[32];
     size_t n = cli_method_option_table(&job.mo, table, 0, kind == JOB_BUTLER, kind == JOB_CROSS);
     table[n++] = (cli_option){"--threads", 1, cli_set_threads, &job.threads};
@@ -380,23 +425,21 @@ static int score_main(int argc, char **argv, job_kind kind)
     table[n++] = (cli_option){"--pairs", 1, cli_set_string, &job.pairs_csv};
     table[n++] = (cli_option){"--ranking", 0, cli_set_flag, &job.ranking};
     const char *positional[argc + 1];
-    cli_parser p = {kind == JOB_CROSS ? "cross" : "score", positional, 0};
-    int parsed = cli_parse(&p, argc, argv, table, n, kind == JOB_CROSS ? kCrossHelp : kScoreHelp);
+    cli_parser p = {name[kind], positional, 0};
+    int parsed = cli_parse(&p, argc, argv, table, n, help[kind]);
     if (parsed != 0) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
     if (p.n_positional != 1) {
         cli_usage_error(&p, "expected one archive, got %d arguments", p.n_positional);
         return EXIT_BAD_INPUT;
     }
     if (cli_method_resolve(&p, &job.mo) != 0) return EXIT_BAD_INPUT;
-
-    datum_ctx *ctx;
-    if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
-    datum_ctx_set_threads(ctx, job.threads);
-    int rc = run(ctx, positional[0], &job);
-    int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
-    datum_ctx_free(&ctx);
-    return status;
+    if (kind == JOB_BARKING && job.mo.method.scale.kind != DATUM_SCALE_WBF) {
+        cli_usage_error(&p, "barking is defined on the wbf scale only");
+        return EXIT_BAD_INPUT;
+    }
+    return cli_run_job(job.threads, run, positional[0], &job);
 }
 
 int cmd_score(int argc, char **argv) { return score_main(argc, argv, JOB_BUTLER); }
 int cmd_cross(int argc, char **argv) { return score_main(argc, argv, JOB_CROSS); }
+int cmd_barking(int argc, char **argv) { return score_main(argc, argv, JOB_BARKING); }

@@ -87,17 +87,9 @@ int cli_set_threads(cli_parser *p, const char *value, void *target)
     return 0;
 }
 
-/* An int option whose value must be in [lo, hi]; the bounds travel with the
- * target so one handler serves all of them. */
-typedef struct {
-    int *value;
-    long lo, hi;
-    const char *name;
-} bounded_int;
-
-static int set_bounded_int(cli_parser *p, const char *value, void *target)
+int cli_set_bounded_int(cli_parser *p, const char *value, void *target)
 {
-    bounded_int *b = target;
+    cli_bounded_int *b = target;
     long v;
     if (parse_int(value, b->lo, b->hi, &v) != 0)
         return cli_usage_error(p, "%s takes a whole number from %ld to %ld, not '%s'", b->name,
@@ -121,24 +113,24 @@ size_t cli_method_option_table(cli_method_options *o, cli_option *t, size_t n, i
                                int with_divisor)
 {
     /* Bounds for the integer options (static: the table outlives this call). */
-    static bounded_int trim_min, small_max, middle_weight, round_unit;
-    trim_min = (bounded_int){&o->trim_min, 0, 1000000, "--trim-min"};
-    small_max = (bounded_int){&o->small_max, 0, 1000, "--small-max"};
-    middle_weight = (bounded_int){&o->middle_weight, 1, 1000, "--middle-weight"};
-    round_unit = (bounded_int){&o->round_unit, 1, 100000, "--round-unit"};
+    static cli_bounded_int trim_min, small_max, middle_weight, round_unit;
+    trim_min = (cli_bounded_int){&o->trim_min, 0, 1000000, "--trim-min"};
+    small_max = (cli_bounded_int){&o->small_max, 0, 1000, "--small-max"};
+    middle_weight = (cli_bounded_int){&o->middle_weight, 1, 1000, "--middle-weight"};
+    round_unit = (cli_bounded_int){&o->round_unit, 1, 100000, "--round-unit"};
     t[n++] = (cli_option){"--scale", 1, cli_set_string, &o->scale};
     t[n++] = (cli_option){"--double", 0, cli_set_flag, &o->doubled};
     t[n++] = (cli_option){"--half", 0, cli_set_flag, &o->halved};
     if (with_datum) {
         t[n++] = (cli_option){"--datum", 1, cli_set_string, &o->preset};
-        t[n++] = (cli_option){"--middle-weight", 1, set_bounded_int, &middle_weight};
+        t[n++] = (cli_option){"--middle-weight", 1, cli_set_bounded_int, &middle_weight};
         t[n++] = (cli_option){"--trim", 1, cli_set_string, &o->trim};
         t[n++] = (cli_option){"--trim-round", 1, cli_set_string, &o->trim_round};
-        t[n++] = (cli_option){"--trim-min", 1, set_bounded_int, &trim_min};
-        t[n++] = (cli_option){"--small-max", 1, set_bounded_int, &small_max};
+        t[n++] = (cli_option){"--trim-min", 1, cli_set_bounded_int, &trim_min};
+        t[n++] = (cli_option){"--small-max", 1, cli_set_bounded_int, &small_max};
         t[n++] = (cli_option){"--center", 1, cli_set_string, &o->center};
         t[n++] = (cli_option){"--round", 1, cli_set_string, &o->round};
-        t[n++] = (cli_option){"--round-unit", 1, set_bounded_int, &round_unit};
+        t[n++] = (cli_option){"--round-unit", 1, cli_set_bounded_int, &round_unit};
         t[n++] = (cli_option){"--adjusted-imps", 1, cli_set_string, &o->adjusted_imps};
     }
     if (with_divisor) t[n++] = (cli_option){"--divisor", 1, cli_set_string, &o->divisor};
@@ -289,6 +281,30 @@ size_t cli_method_describe(const cli_method_options *o, const char **keys, const
 
 /* ------------------------------------------------------------------------ */
 
+int cli_output_create(datum_ctx *ctx, const char *path, const datum_archive *a,
+                      const char *archive_path, const char *command,
+                      const cli_method_options *mo, datum_output **out)
+{
+    const char *keys[32], *values[32];
+    char buf[32][96];
+    size_t n = cli_method_describe(mo, keys, values, buf, 31);
+    keys[n] = "archive";
+    values[n++] = archive_path;
+    datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
+    return datum_output_create(ctx, path, a, command, keys, values, n, &wo, out);
+}
+
+int cli_run_job(int threads, cli_job_fn fn, const char *archive, void *job)
+{
+    datum_ctx *ctx;
+    if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
+    datum_ctx_set_threads(ctx, threads);
+    int rc = fn(ctx, archive, job);
+    int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
+    datum_ctx_free(&ctx);
+    return status;
+}
+
 int cli_fail(datum_ctx *ctx, int code)
 {
     const char *msg = datum_ctx_message(ctx);
@@ -329,4 +345,19 @@ void cli_progress_start(cli_progress *p, datum_ctx *ctx, const char *label)
 void cli_progress_finish(cli_progress *p)
 {
     if (p->shown) fputc('\n', stderr);
+}
+
+void cli_format_date(int32_t days, char out[48])
+{
+    /* H. Hinnant's civil_from_days: years counted from March. */
+    int64_t z = (int64_t)days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t d = doy - (153 * mp + 2) / 5 + 1;
+    int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    int64_t y = yoe + era * 400 + (m <= 2);
+    snprintf(out, 48, "%04lld-%02lld-%02lld", (long long)y, (long long)m, (long long)d);
 }

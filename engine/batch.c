@@ -18,7 +18,7 @@ typedef struct {
     double *raw;     /* cross-IMP of each real score */
 } scratch;
 
-static size_t largest_field(const datum_fields *in)
+size_t datum_largest_field(const datum_fields *in)
 {
     size_t max_n = 0;
     for (size_t f = 0; f < in->n_fields; f++) {
@@ -87,7 +87,7 @@ typedef void (*field_fn)(const void *job, int64_t f, size_t first, size_t n, scr
 static int for_each_field(datum_ctx *ctx, const datum_fields *in, field_fn fn, const void *job)
 {
     int threads = datum_ctx_threads(ctx);
-    scratch *all = scratch_alloc(threads, largest_field(in));
+    scratch *all = scratch_alloc(threads, datum_largest_field(in));
     if (!all) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (kernel workspace)");
 #pragma omp parallel num_threads(threads)
     {

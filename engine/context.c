@@ -27,6 +27,7 @@ const char *datum_strerror(int code)
     case DATUM_E_FORMAT: return "bad or unsupported file format";
     case DATUM_E_NUMERIC: return "numerical failure";
     case DATUM_W_EMPTY: return "nothing to compute";
+    case DATUM_W_INACCURATE: return "result less accurate than asked";
     default: return "unknown error";
     }
 }

@@ -36,7 +36,8 @@ enum {
     DATUM_E_IO = -4,      /* a file could not be opened, read or written */
     DATUM_E_FORMAT = -5,  /* not a datum archive, corrupt or unsupported */
     DATUM_E_NUMERIC = -6, /* a numerical method failed */
-    DATUM_W_EMPTY = 1     /* warning: nothing to compute (e.g. no real score) */
+    DATUM_W_EMPTY = 1,    /* warning: nothing to compute (e.g. no real score) */
+    DATUM_W_INACCURATE = 2 /* warning: a numerical result missed its tolerance */
 };
 
 /* Short English name of a return code ("ok", "out of memory", ...). */
@@ -290,6 +291,73 @@ int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields
 void datum_pairs_accumulate(size_t n_rows, const int32_t *ns_pair, const int32_t *ew_pair,
                             const double *ns_imps, const double *ew_imps,
                             double *imps, int64_t *boards);
+
+/* ======================================================================== */
+/* Barking cross-IMPs and the teams-of-eight match (§5, seed 002;           */
+/* engine/barking.c)                                                        */
+/*                                                                          */
+/* For the NS pair at table i of a field of n real scores:                  */
+/*   raw_i = sum_{j != i} sum_{k < l; k, l not in {i, j}} wbf(s_i + s_j - s_k - s_l), */
+/* (n-1)*C(n-2,2) terms. The EW pair at table i gets exactly -raw_i (its    */
+/* terms are the same tables with every sign flipped, and wbf is odd).      */
+/* The wbf scale only; doubled (wbf(2*sum)) and halved (IMPs / 2) apply.    */
+
+/* Largest field (real results) the barking kernels accept. */
+#define DATUM_BARKING_MAX_N 65536
+
+/* Terms per result of a field of n real results: (n-1)*C(n-2,2) (3, 105,
+ * 495 for 4, 8, 12 tables); 0 when n < 4. */
+int64_t datum_barking_terms(size_t n);
+
+/* Workspace of datum_field_barking in int64 elements: 4n + 4*n(n+1)/2 + 1
+ * (about 2n^2; 348 for 12 tables, 33,409 for 128). */
+size_t datum_barking_work_len(size_t n);
+
+/* The literal enumeration of every term (the reference; O(n^4)): raw[i] for
+ * n real scores, n <= DATUM_BARKING_MAX_N, |score| < 2^20. No workspace.
+ * Returns DATUM_OK; DATUM_W_EMPTY with raw[] = NaN when n < 4; DATUM_E_ARG
+ * when the scale is not wbf (raw untouched). */
+int datum_field_barking_literal(const datum_scale *scale, const int32_t *scores, size_t n,
+                                double *raw);
+
+/* The same raw sums, exactly, by counting by score value (O(n^2 log n),
+ * far less when scores repeat). work: datum_barking_work_len(n) int64.
+ * Same return codes and limits as the literal kernel. */
+int datum_field_barking(const datum_scale *scale, const int32_t *scores, size_t n, int64_t *work,
+                        double *raw);
+
+/* Barking over every field of a chunk (adjusted rows take no part). Per row:
+ * ns_raw, ns_avg = ns_raw / terms, terms = (m-1)*C(m-2,2) for a field of m
+ * real results; rows without a score (adjusted rows, fields with fewer than
+ * 4 real results) get terms = 0 and NaN. Deterministic for any thread count.
+ * Returns DATUM_OK, DATUM_E_ARG (scale not wbf, field too large) or
+ * DATUM_E_NOMEM (workspace: about 16 m^2 bytes per thread for the largest
+ * field), recorded in ctx. */
+int datum_barking_fields(datum_ctx *ctx, const datum_scale *scale, const datum_fields *in,
+                         double *ns_raw, double *ns_avg, int64_t *terms);
+
+/* One board of a teams match: team's aggregate = the sum of its own-
+ * perspective scores (+s where it sits NS, -s where it sits EW) over the n
+ * tables of the match (4 for teams of eight), and its IMPs on the scale (any
+ * scale). The opponents' aggregate and IMPs are the negations. Returns
+ * DATUM_OK, or DATUM_E_INPUT when a table does not have `team` on exactly
+ * one side. */
+int datum_match_board(const datum_scale *scale, const int32_t *ns_score, const int32_t *ns_team,
+                      const int32_t *ew_team, size_t n, int32_t team, int64_t *aggregate,
+                      double *imps);
+
+/* Teams matches over every field of a chunk: rows of a field sharing a
+ * match[] value >= 0 are one match, whose tables must all oppose the same two
+ * teams. Per row: ns_aggregate (the match's aggregate on this board from the
+ * row's NS team's perspective) and ns_imps (its IMPs); NaN on every row of a
+ * match with an adjusted row, and on rows outside any match (match < 0). Returns DATUM_OK, DATUM_E_ARG, DATUM_E_NOMEM or
+ * DATUM_E_INPUT (a match whose tables do not oppose the same two teams, one
+ * NS and one EW; *bad_field, if not NULL, receives the first such field,
+ * n_fields when none). */
+int datum_match_fields(datum_ctx *ctx, const datum_scale *scale, const datum_fields *in,
+                       const int32_t *match, const int32_t *ns_team, const int32_t *ew_team,
+                       double *ns_aggregate, double *ns_imps, size_t *bad_field);
+/* ======================================================================== */
 
 #ifdef __cplusplus
 }

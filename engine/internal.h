@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "datum.h"
+
 #define DATUM_WBF_BANDS 24
 #define DATUM_WBF_FIFTHS 800 /* floor(4000/5): 24 IMPs from there on */
 
@@ -15,5 +17,8 @@ int datum_wbf_boundary(int band);
 
 /* Sorts a[0..n) ascending in place; no allocation. */
 void datum_sort_i32(int32_t *a, size_t n);
+
+/* Rows of the largest field of a chunk (batch.c; sizes the drivers' scratch). */
+size_t datum_largest_field(const datum_fields *in);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * archive.c - the archive, format version 1 (docs/archive-format.md): its
- * layout, the writer, and opening with every consistency check a reader
- * needs before it trusts the file.
+ * layout (datasets, value rules, root attributes), shared by the writer
+ * (archive_writer.c) and the reader, and opening with every consistency
+ * check a reader needs before it trusts the file.
  */
 #include "io_internal.h"
 
@@ -21,6 +22,8 @@ const io_dataset_desc io_dict_cols[IO_N_DICTS] = {
     {"dict/events", "event names, sorted by their UTF-8 bytes", NULL},
     {"dict/sections", "section names (possibly empty), sorted by their UTF-8 bytes", NULL},
     {"dict/pairs", "pair identifiers, sorted by their UTF-8 bytes", NULL},
+    {"dict/teams", "team names, sorted by their UTF-8 bytes", NULL},
+    {"dict/matches", "match identifiers, sorted by their UTF-8 bytes", NULL},
 };
 
 const io_dataset_desc io_field_cols[IO_N_FIELD_COLS] = {
@@ -39,27 +42,80 @@ const io_dataset_desc io_result_cols[IO_N_RESULT_COLS] = {
     {"results/adjusted",
      "0: a real score; 1..8: adjusted A+, A, A-, A+/A-, A-/A+, A/A, A+/A+, A-/A- (NS/EW)", NULL},
     {"results/date", "date of the result", DATE_UNITS},
+    {"results/ns_team", "North-South team: index into /dict/teams; -1 outside a teams match", NULL},
+    {"results/ew_team", "East-West team: index into /dict/teams; -1 outside a teams match", NULL},
+    {"results/match", "teams match: index into /dict/matches; -1 outside a teams match", NULL},
 };
 
-static const char *const kGroups[] = {"dict", "fields", "results"};
+const io_dataset_desc io_truth_strength = {
+    "truth/pair_strength", "true strength of each pair of /dict/pairs, IMPs per board", NULL};
 
-/* The integer root attributes: the version, then the summary. */
-enum { A_VERSION, A_N_RESULTS, A_N_FIELDS, A_FIRST_DATE, A_LAST_DATE, A_HAS_ADJUSTED, N_INT_ATTRS };
-static const char *const kIntAttrs[N_INT_ATTRS] = {"format_version", "n_results", "n_fields",
-                                                   "first_date",     "last_date", "has_adjusted"};
+const io_value_rule io_field_rules[IO_N_FIELD_COLS] = {
+    [IO_F_EVENT] = {IO_KIND_U32, 0, 0, IO_D_EVENTS},
+    [IO_F_SECTION] = {IO_KIND_U32, 0, 0, IO_D_SECTIONS},
+    [IO_F_BOARD] = {IO_KIND_I32, 1, INT32_MAX, -1},
+    [IO_F_DATE] = {IO_KIND_I32, INT32_MIN, INT32_MAX, -1},
+    [IO_F_OFFSET] = {IO_KIND_U64, 0, INT64_MAX, -1},
+};
 
-/* ------------------------------------------------------------------------ */
-/* Writing                                                                  */
+const io_value_rule io_result_rules[IO_N_RESULT_COLS] = {
+    [IO_R_TABLE] = {IO_KIND_I32, 0, INT32_MAX, -1},
+    [IO_R_NS_PAIR] = {IO_KIND_I32, 0, 0, IO_D_PAIRS},
+    [IO_R_EW_PAIR] = {IO_KIND_I32, 0, 0, IO_D_PAIRS},
+    [IO_R_NS_SCORE] = {IO_KIND_I32, -IO_MAX_SCORE, IO_MAX_SCORE, -1},
+    [IO_R_ADJUSTED] = {IO_KIND_U8, 0, DATUM_ADJ_COUNT - 1, -1},
+    [IO_R_DATE] = {IO_KIND_I32, INT32_MIN, INT32_MAX, -1},
+    [IO_R_NS_TEAM] = {IO_KIND_I32, -1, 0, IO_D_TEAMS},
+    [IO_R_EW_TEAM] = {IO_KIND_I32, -1, 0, IO_D_TEAMS},
+    [IO_R_MATCH] = {IO_KIND_I32, -1, 0, IO_D_MATCHES},
+};
 
-static int write_root_attributes(hid_t file, const io_archive_content *c)
+hid_t io_kind_memtype(int kind)
+{
+    switch (kind) {
+    case IO_KIND_U8: return H5T_NATIVE_UINT8;
+    case IO_KIND_U32: return H5T_NATIVE_UINT32;
+    case IO_KIND_U64: return H5T_NATIVE_UINT64;
+    default: return H5T_NATIVE_INT32;
+    }
+}
+
+size_t io_kind_size(int kind) { return kind == IO_KIND_U8 ? 1 : kind == IO_KIND_U64 ? 8 : 4; }
+
+int io_has_result_col(int c, int has_adjusted, int has_teams)
+{
+    if (c == IO_R_ADJUSTED) return has_adjusted;
+    return c >= IO_R_NS_TEAM ? has_teams : 1;
+}
+
+int io_has_dict(int k, int has_teams) { return k >= IO_D_TEAMS ? has_teams : 1; }
+
+/* The integer root attributes: the version, then the summary. has_teams
+ * came later: an archive without it has no teams. */
+enum {
+    A_VERSION,
+    A_N_RESULTS,
+    A_N_FIELDS,
+    A_FIRST_DATE,
+    A_LAST_DATE,
+    A_HAS_ADJUSTED,
+    A_HAS_TEAMS,
+    N_INT_ATTRS
+};
+static const char *const kIntAttrs[N_INT_ATTRS] = {
+    "format_version", "n_results", "n_fields", "first_date", "last_date", "has_adjusted",
+    "has_teams"};
+
+int io_archive_write_summary(hid_t file, const io_archive_summary *s)
 {
     const int64_t value[N_INT_ATTRS] = {DATUM_ARCHIVE_FORMAT_VERSION,
-                                        (int64_t)c->n_results,
-                                        (int64_t)c->n_fields,
-                                        c->first_date,
-                                        c->last_date,
-                                        c->has_adjusted != 0};
-    const hid_t type[N_INT_ATTRS] = {H5T_STD_I32LE, H5T_STD_U64LE, H5T_STD_U64LE,
+                                        (int64_t)s->n_results,
+                                        (int64_t)s->n_fields,
+                                        s->first_date,
+                                        s->last_date,
+                                        s->has_adjusted != 0,
+                                        s->has_teams != 0};
+    const hid_t type[N_INT_ATTRS] = {H5T_STD_I32LE, H5T_STD_U64LE, H5T_STD_U64LE, H5T_STD_I32LE,
                                      H5T_STD_I32LE, H5T_STD_I32LE, H5T_STD_I32LE};
     char created[32];
     time_t now = time(NULL);
@@ -72,72 +128,6 @@ static int write_root_attributes(hid_t file, const io_archive_content *c)
     for (int i = 0; i < N_INT_ATTRS; i++)
         if (io_h5_set_int_attr(file, kIntAttrs[i], type[i], value[i]) < 0) return -1;
     return 0;
-}
-
-/* Writes everything into the open file; *what names the part that failed. */
-static int write_content(hid_t file, const io_archive_content *c, const datum_write_options *opt,
-                         int64_t *stage, const char **what)
-{
-    *what = "attributes";
-    if (write_root_attributes(file, c) < 0) return -1;
-    for (size_t g = 0; g < sizeof kGroups / sizeof *kGroups; g++) {
-        *what = kGroups[g];
-        if (io_h5_ensure_group(file, kGroups[g]) < 0) return -1;
-    }
-    for (int k = 0; k < IO_N_DICTS; k++) {
-        *what = io_dict_cols[k].path;
-        if (io_h5_write_strings(file, &io_dict_cols[k], c->dict[k], c->dict_len[k]) < 0) return -1;
-    }
-    for (int k = 0; k < IO_N_FIELD_COLS; k++) {
-        *what = io_field_cols[k].path;
-        c->fill(c->user, 1, k, stage);
-        uint64_t n = c->n_fields + (k == IO_F_OFFSET);
-        if (io_h5_write_ints(file, &io_field_cols[k], stage, n, opt) < 0) return -1;
-    }
-    for (int k = 0; k < IO_N_RESULT_COLS; k++) {
-        if (k == IO_R_ADJUSTED && !c->has_adjusted) continue;
-        *what = io_result_cols[k].path;
-        c->fill(c->user, 0, k, stage);
-        if (io_h5_write_ints(file, &io_result_cols[k], stage, c->n_results, opt) < 0) return -1;
-    }
-    return 0;
-}
-
-int io_archive_write(datum_ctx *ctx, const char *path, const io_archive_content *c,
-                     const datum_write_options *opt)
-{
-    char *tmp = NULL;
-    int fd = -1;
-    hid_t file = H5I_INVALID_HID;
-    const char *what = "file";
-    uint64_t stage_len = c->n_results > c->n_fields ? c->n_results : c->n_fields + 1;
-    int64_t *stage = NULL;
-    int rc = io_temp_create(ctx, path, &tmp, &fd);
-    if (rc != DATUM_OK) goto done;
-    close(fd); /* HDF5 opens the file by name */
-    if (!(stage = io_calloc(ctx, stage_len, sizeof *stage))) {
-        rc = DATUM_E_NOMEM;
-        goto done;
-    }
-    io_h5_silence();
-    file = io_h5_create_file(tmp);
-    if (file < 0 || write_content(file, c, opt, stage, &what) < 0) {
-        rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)", path, what);
-        goto done;
-    }
-    herr_t closed = H5Fclose(file);
-    file = H5I_INVALID_HID;
-    if (closed < 0) {
-        rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (closing the file)", path);
-        goto done;
-    }
-    rc = io_temp_commit(ctx, tmp, path);
-done:
-    if (file >= 0) H5Fclose(file);
-    if (rc != DATUM_OK) io_temp_discard(&tmp);
-    free(tmp);
-    free(stage);
-    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -153,8 +143,9 @@ int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, 
     return datum_ctx_fail(ctx, DATUM_E_FORMAT, "%s: damaged archive: %s", a->path, what);
 }
 
-/* A missing or unreadable file is an I/O error, reported as the system says. */
-static int check_readable(datum_ctx *ctx, const char *path)
+/* A missing or unreadable file is an I/O error, reported as the system says;
+ * a file that HDF5 cannot open is a format error. */
+int io_h5_open_checked(datum_ctx *ctx, const char *path, hid_t *file)
 {
     struct stat st;
     int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -162,7 +153,11 @@ static int check_readable(datum_ctx *ctx, const char *path)
     else if (fstat(fd, &st) != 0) err = errno;
     else if (S_ISDIR(st.st_mode)) err = EISDIR;
     if (fd >= 0) close(fd);
-    return err ? io_fail_errno(ctx, DATUM_E_IO, err, "cannot open %s", path) : DATUM_OK;
+    if (err) return io_fail_errno(ctx, DATUM_E_IO, err, "cannot open %s", path);
+    io_h5_silence();
+    if (H5Fis_hdf5(path) <= 0 || (*file = io_h5_open_file(path)) < 0)
+        return datum_ctx_fail(ctx, DATUM_E_FORMAT, "%s: not an HDF5 file (or damaged)", path);
+    return DATUM_OK;
 }
 
 static int check_format(datum_ctx *ctx, datum_archive *a)
@@ -189,18 +184,22 @@ static int read_summary(datum_ctx *ctx, datum_archive *a)
 {
     int64_t v[N_INT_ATTRS];
     for (int i = A_N_RESULTS; i < N_INT_ATTRS; i++)
-        if (io_h5_get_int_attr(a->file, kIntAttrs[i], &v[i]) < 0)
-            return io_archive_damaged(ctx, a, "attribute %s is missing or not an integer",
-                                      kIntAttrs[i]);
+        if (io_h5_get_int_attr(a->file, kIntAttrs[i], &v[i]) < 0) {
+            if (i == A_HAS_TEAMS && H5Aexists(a->file, kIntAttrs[i]) == 0) v[i] = 0;
+            else return io_archive_damaged(ctx, a, "attribute %s is missing or not an integer",
+                                           kIntAttrs[i]);
+        }
     if (v[A_N_RESULTS] < 0 || v[A_N_FIELDS] < 0 || v[A_FIRST_DATE] < INT32_MIN ||
         v[A_FIRST_DATE] > INT32_MAX || v[A_LAST_DATE] < INT32_MIN || v[A_LAST_DATE] > INT32_MAX ||
-        (v[A_HAS_ADJUSTED] != 0 && v[A_HAS_ADJUSTED] != 1))
+        (v[A_HAS_ADJUSTED] != 0 && v[A_HAS_ADJUSTED] != 1) ||
+        (v[A_HAS_TEAMS] != 0 && v[A_HAS_TEAMS] != 1))
         return io_archive_damaged(ctx, a, "a summary attribute is out of range");
     a->info.n_results = (uint64_t)v[A_N_RESULTS];
     a->info.n_fields = (uint64_t)v[A_N_FIELDS];
     a->info.first_date = (int32_t)v[A_FIRST_DATE];
     a->info.last_date = (int32_t)v[A_LAST_DATE];
     a->info.has_adjusted = (int)v[A_HAS_ADJUSTED];
+    a->info.has_teams = (int)v[A_HAS_TEAMS];
     a->info.format_version = DATUM_ARCHIVE_FORMAT_VERSION;
     return DATUM_OK;
 }
@@ -227,7 +226,7 @@ static int open_columns(datum_ctx *ctx, datum_archive *a)
         rc = open_column(ctx, a, &io_field_cols[k], a->info.n_fields + (k == IO_F_OFFSET),
                          &a->fields[k]);
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++)
-        if (k != IO_R_ADJUSTED || a->info.has_adjusted)
+        if (io_has_result_col(k, a->info.has_adjusted, a->info.has_teams))
             rc = open_column(ctx, a, &io_result_cols[k], a->info.n_results, &a->results[k]);
     return rc;
 }
@@ -251,7 +250,7 @@ static int copy_dict(datum_ctx *ctx, datum_archive *a, int k, char *const *s, ui
 }
 
 /* Loads /dict/... into memory. */
-static int load_dict(datum_ctx *ctx, datum_archive *a, int k, uint32_t *size)
+static int load_dict(datum_ctx *ctx, datum_archive *a, int k)
 {
     const char *name = io_dict_cols[k].path;
     hid_t ds = H5Dopen2(a->file, name, H5P_DEFAULT);
@@ -268,8 +267,28 @@ static int load_dict(datum_ctx *ctx, datum_archive *a, int k, uint32_t *size)
     if (h5) io_h5_free_strings(n, h5);
     free(h5);
     if (ds >= 0) H5Dclose(ds);
-    *size = (uint32_t)n;
+    a->dict_len[k] = (uint32_t)n;
     return rc;
+}
+
+/* The truth of a generated archive, if any: /truth/pair_strength, one real
+ * per pair. */
+static int find_truth(datum_ctx *ctx, datum_archive *a)
+{
+    const char *name = io_truth_strength.path;
+    if (H5Lexists(a->file, "truth", H5P_DEFAULT) <= 0 || H5Lexists(a->file, name, H5P_DEFAULT) <= 0)
+        return DATUM_OK;
+    hid_t ds = H5Dopen2(a->file, name, H5P_DEFAULT), type = H5I_INVALID_HID;
+    uint64_t n = 0;
+    int ok = ds >= 0 && (type = H5Dget_type(ds)) >= 0 && H5Tget_class(type) == H5T_FLOAT &&
+             io_h5_length(ds, &n) == 0 && n == a->info.n_pairs;
+    if (type >= 0) H5Tclose(type);
+    if (ds >= 0) H5Dclose(ds);
+    if (!ok)
+        return io_archive_damaged(ctx, a, "%s is not a 1-D real dataset of %u elements", name,
+                                  a->info.n_pairs);
+    a->info.has_truth = 1;
+    return DATUM_OK;
 }
 
 /* offset[0] == 0, nondecreasing, last == n_results: read in blocks so that
@@ -315,15 +334,20 @@ int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out)
     for (int k = 0; k < IO_N_RESULT_COLS; k++) a->results[k] = H5I_INVALID_HID;
     io_h5_silence();
     if (!(a->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
-    if (rc == DATUM_OK) rc = check_readable(ctx, path);
-    if (rc == DATUM_OK && (H5Fis_hdf5(path) <= 0 || (a->file = io_h5_open_file(path)) < 0))
-        rc = datum_ctx_fail(ctx, DATUM_E_FORMAT, "%s: not an HDF5 file (or damaged)", path);
+    if (rc == DATUM_OK) rc = io_h5_open_checked(ctx, path, &a->file);
     if (rc == DATUM_OK) rc = check_format(ctx, a);
     if (rc == DATUM_OK) rc = read_summary(ctx, a);
     if (rc == DATUM_OK) rc = open_columns(ctx, a);
-    if (rc == DATUM_OK) rc = load_dict(ctx, a, IO_D_EVENTS, &a->info.n_events);
-    if (rc == DATUM_OK) rc = load_dict(ctx, a, IO_D_SECTIONS, &a->info.n_sections);
-    if (rc == DATUM_OK) rc = load_dict(ctx, a, IO_D_PAIRS, &a->info.n_pairs);
+    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
+        if (io_has_dict(k, a->info.has_teams)) rc = load_dict(ctx, a, k);
+    if (rc == DATUM_OK) {
+        a->info.n_events = a->dict_len[IO_D_EVENTS];
+        a->info.n_sections = a->dict_len[IO_D_SECTIONS];
+        a->info.n_pairs = a->dict_len[IO_D_PAIRS];
+        a->info.n_teams = a->dict_len[IO_D_TEAMS];
+        a->info.n_matches = a->dict_len[IO_D_MATCHES];
+        rc = find_truth(ctx, a);
+    }
     if (rc == DATUM_OK) rc = check_offsets(ctx, a);
     if (rc != DATUM_OK) datum_archive_close(&a);
     *out = a;
@@ -347,22 +371,42 @@ void datum_archive_close(datum_archive **a)
 
 void datum_archive_get_info(const datum_archive *a, datum_archive_info *info) { *info = a->info; }
 
-static const char *dict_entry(const datum_archive *a, int k, uint32_t n, uint32_t index)
+static const char *dict_entry(const datum_archive *a, int k, uint32_t index)
 {
-    return index < n ? a->dict[k][index] : NULL;
+    return index < a->dict_len[k] ? a->dict[k][index] : NULL;
 }
 
 const char *datum_archive_event(const datum_archive *a, uint32_t index)
 {
-    return dict_entry(a, IO_D_EVENTS, a->info.n_events, index);
+    return dict_entry(a, IO_D_EVENTS, index);
 }
 
 const char *datum_archive_section(const datum_archive *a, uint32_t index)
 {
-    return dict_entry(a, IO_D_SECTIONS, a->info.n_sections, index);
+    return dict_entry(a, IO_D_SECTIONS, index);
 }
 
 const char *datum_archive_pair(const datum_archive *a, uint32_t index)
 {
-    return dict_entry(a, IO_D_PAIRS, a->info.n_pairs, index);
+    return dict_entry(a, IO_D_PAIRS, index);
+}
+
+const char *datum_archive_team(const datum_archive *a, uint32_t index)
+{
+    return dict_entry(a, IO_D_TEAMS, index);
+}
+
+const char *datum_archive_match(const datum_archive *a, uint32_t index)
+{
+    return dict_entry(a, IO_D_MATCHES, index);
+}
+
+int datum_archive_read_truth(datum_ctx *ctx, datum_archive *a, double *strength)
+{
+    if (!a->info.has_truth) return DATUM_W_EMPTY;
+    hid_t ds = H5Dopen2(a->file, io_truth_strength.path, H5P_DEFAULT);
+    int rc = ds >= 0 ? io_h5_read_range(ds, H5T_NATIVE_DOUBLE, 0, a->info.n_pairs, strength) : -1;
+    if (ds >= 0) H5Dclose(ds);
+    return rc < 0 ? io_archive_damaged(ctx, a, "cannot read %s", io_truth_strength.path)
+                  : DATUM_OK;
 }

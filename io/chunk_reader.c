@@ -10,35 +10,12 @@
 #include <string.h>
 
 _Static_assert(DATUM_COL_TABLE == 1u << IO_R_TABLE && DATUM_COL_NS_SCORE == 1u << IO_R_NS_SCORE &&
-                   DATUM_COL_ADJUSTED == 1u << IO_R_ADJUSTED && DATUM_COL_DATE == 1u << IO_R_DATE,
+                   DATUM_COL_ADJUSTED == 1u << IO_R_ADJUSTED && DATUM_COL_DATE == 1u << IO_R_DATE &&
+                   DATUM_COL_NS_TEAM == 1u << IO_R_NS_TEAM && DATUM_COL_MATCH == 1u << IO_R_MATCH &&
+                   DATUM_COL_ALL == (1u << IO_N_RESULT_COLS) - 1,
                "a /results column's number is its DATUM_COL_* bit");
 
-enum { KIND_I32, KIND_U32, KIND_U8 }; /* the C type of a column in datum_chunk */
-
-/* How a column is read and which values it may hold. */
-typedef struct {
-    int kind;
-    int64_t lo, hi;
-    int dict; /* >= 0: an index into that dictionary (hi = its size - 1) */
-} column_rule;
-
 #define N_FIELD_DATA IO_F_OFFSET /* the /fields columns before the offsets */
-
-static const column_rule kFieldRules[N_FIELD_DATA] = {
-    [IO_F_EVENT] = {KIND_U32, 0, 0, IO_D_EVENTS},
-    [IO_F_SECTION] = {KIND_U32, 0, 0, IO_D_SECTIONS},
-    [IO_F_BOARD] = {KIND_I32, 1, INT32_MAX, -1},
-    [IO_F_DATE] = {KIND_I32, INT32_MIN, INT32_MAX, -1},
-};
-
-static const column_rule kResultRules[IO_N_RESULT_COLS] = {
-    [IO_R_TABLE] = {KIND_I32, 0, INT32_MAX, -1},
-    [IO_R_NS_PAIR] = {KIND_I32, 0, 0, IO_D_PAIRS},
-    [IO_R_EW_PAIR] = {KIND_I32, 0, 0, IO_D_PAIRS},
-    [IO_R_NS_SCORE] = {KIND_I32, -IO_MAX_SCORE, IO_MAX_SCORE, -1},
-    [IO_R_ADJUSTED] = {KIND_U8, 0, DATUM_ADJ_COUNT - 1, -1},
-    [IO_R_DATE] = {KIND_I32, INT32_MIN, INT32_MAX, -1},
-};
 
 /* A growable array of one column. */
 typedef struct {
@@ -60,39 +37,23 @@ struct datum_chunk_reader {
     column_buf row[IO_N_RESULT_COLS];
 };
 
-static hid_t kind_memtype(int kind)
-{
-    return kind == KIND_U8    ? H5T_NATIVE_UINT8
-           : kind == KIND_U32 ? H5T_NATIVE_UINT32
-                              : H5T_NATIVE_INT32;
-}
-
-static size_t kind_size(int kind) { return kind == KIND_U8 ? 1 : 4; }
-
 static int64_t kind_value(int kind, const void *buf, size_t i)
 {
     switch (kind) {
-    case KIND_U8: return ((const uint8_t *)buf)[i];
-    case KIND_U32: return ((const uint32_t *)buf)[i];
+    case IO_KIND_U8: return ((const uint8_t *)buf)[i];
+    case IO_KIND_U32: return ((const uint32_t *)buf)[i];
     default: return ((const int32_t *)buf)[i];
     }
 }
 
-static int64_t dict_size(const datum_archive *a, int dict)
-{
-    return dict == IO_D_EVENTS     ? a->info.n_events
-           : dict == IO_D_SECTIONS ? a->info.n_sections
-                                   : a->info.n_pairs;
-}
-
 /* Reads elements first..first+n-1 of a column into b and checks them. */
 static int read_column(datum_chunk_reader *r, hid_t ds, const io_dataset_desc *d,
-                       const column_rule *rule, uint64_t first, size_t n, column_buf *b)
+                       const io_value_rule *rule, uint64_t first, size_t n, column_buf *b)
 {
-    int64_t lo = rule->lo, hi = rule->dict >= 0 ? dict_size(r->a, rule->dict) - 1 : rule->hi;
-    if (io_reserve(r->ctx, &b->data, &b->cap, n, kind_size(rule->kind)) != DATUM_OK)
+    int64_t lo = rule->lo, hi = rule->dict >= 0 ? (int64_t)r->a->dict_len[rule->dict] - 1 : rule->hi;
+    if (io_reserve(r->ctx, &b->data, &b->cap, n, io_kind_size(rule->kind)) != DATUM_OK)
         return DATUM_E_NOMEM;
-    if (io_h5_read_range(ds, kind_memtype(rule->kind), first, n, b->data) < 0)
+    if (io_h5_read_range(ds, io_kind_memtype(rule->kind), first, n, b->data) < 0)
         return io_archive_damaged(r->ctx, r->a, "cannot read %s, elements %llu to %llu", d->path,
                                   (unsigned long long)first, (unsigned long long)(first + n - 1));
     for (size_t i = 0; i < n; i++) {
@@ -188,11 +149,12 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
     if ((rc = chunk_extent(r, f0, &k, &row0)) != DATUM_OK) return rc;
     size_t n_rows = (size_t)r->offset[k];
     for (int c = 0; c < N_FIELD_DATA && rc == DATUM_OK; c++)
-        rc = read_column(r, a->fields[c], &io_field_cols[c], &kFieldRules[c], f0, k, &r->field[c]);
+        rc = read_column(r, a->fields[c], &io_field_cols[c], &io_field_rules[c], f0, k,
+                         &r->field[c]);
     for (int c = 0; c < IO_N_RESULT_COLS && rc == DATUM_OK; c++)
         if (wanted(r, c))
-            rc = read_column(r, a->results[c], &io_result_cols[c], &kResultRules[c], row0, n_rows,
-                             &r->row[c]);
+            rc = read_column(r, a->results[c], &io_result_cols[c], &io_result_rules[c], row0,
+                             n_rows, &r->row[c]);
     if (rc != DATUM_OK) return rc;
 
     const void *row[IO_N_RESULT_COLS] = {0};
@@ -213,6 +175,9 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
     chunk->ns_score = row[IO_R_NS_SCORE];
     chunk->adjusted = row[IO_R_ADJUSTED];
     chunk->date = row[IO_R_DATE];
+    chunk->ns_team = row[IO_R_NS_TEAM];
+    chunk->ew_team = row[IO_R_EW_TEAM];
+    chunk->match = row[IO_R_MATCH];
     r->next_field = f0 + k;
     return DATUM_OK;
 }

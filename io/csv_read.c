@@ -1,5 +1,6 @@
 /*
- * csv_read.c - a streaming RFC 4180 reader and, on top of it, the validating
+ * csv_read.c - a streaming RFC 4180 reader with a header row (io_csv_* in
+ * io_common.h, for every CSV input) and, on top of it, the validating
  * reader of bridge results (formats.md "In: bridge results").
  *
  * The file is read through a fixed buffer; only the current record is held
@@ -20,7 +21,7 @@
 /* ------------------------------------------------------------------------ */
 /* RFC 4180 records                                                         */
 
-typedef struct {
+struct io_csv {
     datum_ctx *ctx;
     const char *path;
     FILE *f;
@@ -34,7 +35,10 @@ typedef struct {
     size_t n_fields, start_cap;
     const char *const *names; /* column names for messages, once known */
     size_t n_names;
-} csv_file;
+    char *header;              /* the header's fields, once read (owned) */
+    const char **header_names; /* pointers into header (owned) */
+};
+typedef struct io_csv csv_file;
 
 enum { BYTE_EOF = -1, BYTE_ERROR = -2 };
 
@@ -122,6 +126,8 @@ static void csv_close(csv_file **c)
     if ((*c)->f) fclose((*c)->f);
     free((*c)->buf);
     free((*c)->start);
+    free((*c)->header);
+    free((*c)->header_names);
     free(*c);
     *c = NULL;
 }
@@ -197,6 +203,56 @@ static int csv_next(csv_file *c)
 
 static const char *field(const csv_file *c, size_t i) { return c->buf + c->start[i]; }
 
+/* Reads the header row and keeps a copy of its names, for the messages. */
+static int read_header_row(csv_file *c)
+{
+    int rc = csv_next(c);
+    if (rc < 0) return rc;
+    if (rc == 0)
+        return datum_ctx_fail(c->ctx, DATUM_E_INPUT, "%s: empty file (a header row is required)",
+                              c->path);
+    c->header = io_calloc(c->ctx, c->len, 1);
+    c->header_names = io_calloc(c->ctx, c->n_fields, sizeof *c->header_names);
+    if (!c->header || !c->header_names) return DATUM_E_NOMEM;
+    memcpy(c->header, c->buf, c->len);
+    for (size_t i = 0; i < c->n_fields; i++) c->header_names[i] = c->header + c->start[i];
+    c->names = c->header_names;
+    c->n_names = c->n_fields;
+    return DATUM_OK;
+}
+
+/* col[k] = the header field named known[k] (SIZE_MAX if absent); the first
+ * n_required are required, and no known name may appear twice. */
+static int find_columns(const csv_file *c, const char *const *known, size_t n_known,
+                        size_t n_required, size_t *col)
+{
+    for (size_t k = 0; k < n_known; k++) col[k] = SIZE_MAX;
+    for (size_t i = 0; i < c->n_names; i++)
+        for (size_t k = 0; k < n_known; k++) {
+            if (strcmp(c->names[i], known[k]) != 0) continue;
+            if (col[k] != SIZE_MAX) return csv_fail(c, i, "appears twice in the header");
+            col[k] = i;
+        }
+    for (size_t k = 0; k < n_required; k++)
+        if (col[k] == SIZE_MAX)
+            return datum_ctx_fail(c->ctx, DATUM_E_INPUT,
+                                  "%s:%llu: column %s: missing from the header", c->path,
+                                  (unsigned long long)c->record_line, known[k]);
+    return DATUM_OK;
+}
+
+/* A record must have as many fields as the header. */
+static int check_width(const csv_file *c)
+{
+    if (c->n_fields < c->n_names)
+        return csv_fail(c, c->n_fields, "missing field (the row has %zu fields, the header %zu)",
+                        c->n_fields, c->n_names);
+    if (c->n_fields > c->n_names)
+        return csv_fail(c, c->n_names, "extra field (the row has %zu fields, the header %zu)",
+                        c->n_fields, c->n_names);
+    return DATUM_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Bridge results                                                           */
 
@@ -210,18 +266,19 @@ enum {
     K_EW_PAIR,
     K_NS_SCORE,
     K_ADJUSTED,
+    K_NS_TEAM, /* the teams columns: all three or none */
+    K_EW_TEAM,
+    K_MATCH,
     N_KNOWN
 };
-static const char *const kKnown[N_KNOWN] = {"event",   "date",    "section",  "board",   "table",
-                                            "ns_pair", "ew_pair", "ns_score", "adjusted"};
+static const char *const kKnown[N_KNOWN] = {
+    "event",   "date",     "section", "board",   "table", "ns_pair",
+    "ew_pair", "ns_score", "adjusted", "ns_team", "ew_team", "match"};
 #define N_REQUIRED K_ADJUSTED /* the columns before `adjusted` are required */
 
 struct io_results_reader {
     csv_file *csv;
     size_t col[N_KNOWN]; /* field index of each known column; SIZE_MAX if absent */
-    size_t n_columns;    /* fields of the header */
-    char *header;        /* copy of the header's fields, for messages */
-    const char **names;
 };
 
 /* Quotes a value for a message: at most 40 bytes, control characters as '?'. */
@@ -315,33 +372,17 @@ static int parse_adjusted(const csv_file *c, size_t i, uint8_t *out)
 /* Locates the known columns by name in the header just read. */
 static int read_header(io_results_reader *r)
 {
-    csv_file *c = r->csv;
-    int rc = csv_next(c);
-    if (rc < 0) return rc;
-    if (rc == 0)
-        return datum_ctx_fail(c->ctx, DATUM_E_INPUT, "%s: empty file (a header row is required)",
-                              c->path);
-    r->n_columns = c->n_fields;
-    r->header = io_calloc(c->ctx, c->len, 1);
-    r->names = io_calloc(c->ctx, c->n_fields, sizeof *r->names);
-    if (!r->header || !r->names) return DATUM_E_NOMEM;
-    memcpy(r->header, c->buf, c->len);
-    for (size_t i = 0; i < c->n_fields; i++) r->names[i] = r->header + c->start[i];
-    c->names = r->names;
-    c->n_names = r->n_columns;
-    for (int k = 0; k < N_KNOWN; k++) r->col[k] = SIZE_MAX;
-    for (size_t i = 0; i < r->n_columns; i++)
-        for (int k = 0; k < N_KNOWN; k++) {
-            if (strcmp(r->names[i], kKnown[k]) != 0) continue;
-            if (r->col[k] != SIZE_MAX) return csv_fail(c, i, "appears twice in the header");
-            r->col[k] = i;
-        }
-    for (int k = 0; k < N_REQUIRED; k++)
+    int rc = read_header_row(r->csv);
+    if (rc == DATUM_OK) rc = find_columns(r->csv, kKnown, N_KNOWN, N_REQUIRED, r->col);
+    int teams = 0;
+    for (int k = K_NS_TEAM; k <= K_MATCH; k++) teams += r->col[k] != SIZE_MAX;
+    for (int k = K_NS_TEAM; rc == DATUM_OK && teams > 0 && teams < 3 && k <= K_MATCH; k++)
         if (r->col[k] == SIZE_MAX)
-            return datum_ctx_fail(c->ctx, DATUM_E_INPUT,
-                                  "%s:%llu: column %s: missing from the header", c->path,
-                                  (unsigned long long)c->record_line, kKnown[k]);
-    return DATUM_OK;
+            rc = datum_ctx_fail(r->csv->ctx, DATUM_E_INPUT,
+                                "%s:%llu: column %s: missing from the header (ns_team, ew_team "
+                                "and match come together)",
+                                r->csv->path, (unsigned long long)r->csv->record_line, kKnown[k]);
+    return rc;
 }
 
 int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out)
@@ -357,18 +398,15 @@ int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out)
 
 int io_results_has_adjusted(const io_results_reader *r) { return r->col[K_ADJUSTED] != SIZE_MAX; }
 
+int io_results_has_teams(const io_results_reader *r) { return r->col[K_MATCH] != SIZE_MAX; }
+
 int io_results_next(io_results_reader *r, io_result_row *row)
 {
     csv_file *c = r->csv;
     const size_t *col = r->col;
     int rc = csv_next(c);
     if (rc <= 0) return rc;
-    if (c->n_fields < r->n_columns)
-        return csv_fail(c, c->n_fields, "missing field (the row has %zu fields, the header %zu)",
-                        c->n_fields, r->n_columns);
-    if (c->n_fields > r->n_columns)
-        return csv_fail(c, r->n_columns, "extra field (the row has %zu fields, the header %zu)",
-                        c->n_fields, r->n_columns);
+    if ((rc = check_width(c)) != DATUM_OK) return rc;
     memset(row, 0, sizeof *row);
     row->line = c->record_line;
     if ((rc = parse_text(c, col[K_EVENT], 0, &row->event)) != DATUM_OK ||
@@ -387,6 +425,16 @@ int io_results_next(io_results_reader *r, io_result_row *row)
     if (col[K_ADJUSTED] != SIZE_MAX &&
         (rc = parse_adjusted(c, col[K_ADJUSTED], &row->adjusted)) != DATUM_OK)
         return rc;
+    if (col[K_MATCH] != SIZE_MAX &&
+        ((rc = parse_text(c, col[K_NS_TEAM], 0, &row->ns_team)) != DATUM_OK ||
+         (rc = parse_text(c, col[K_EW_TEAM], 0, &row->ew_team)) != DATUM_OK ||
+         (rc = parse_text(c, col[K_MATCH], 0, &row->match)) != DATUM_OK))
+        return rc;
+    if (row->match && strcmp(row->ns_team, row->ew_team) == 0) {
+        char q[64];
+        return csv_fail(c, col[K_EW_TEAM], "%s is also the NS team",
+                        quoted_value(row->ew_team, q, sizeof q));
+    }
     /* An adjusted result has no score: whatever stands there is ignored. */
     if (row->adjusted == DATUM_ADJ_NONE)
         rc = parse_int(c, col[K_NS_SCORE], -IO_MAX_SCORE, IO_MAX_SCORE, &row->ns_score);
@@ -397,8 +445,65 @@ void io_results_close(io_results_reader **r)
 {
     if (!r || !*r) return;
     csv_close(&(*r)->csv);
-    free((*r)->header);
-    free((*r)->names);
     free(*r);
     *r = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Any CSV with a header row (io_common.h): the record reader and the field  */
+/* parsers above, for the other input formats.                               */
+
+int io_csv_open(datum_ctx *ctx, const char *path, io_csv **out)
+{
+    int rc = csv_open(ctx, path, out);
+    if (rc == DATUM_OK) rc = skip_bom(*out);
+    if (rc == DATUM_OK) rc = read_header_row(*out);
+    if (rc != DATUM_OK) csv_close(out);
+    return rc;
+}
+
+void io_csv_close(io_csv **c) { csv_close(c); }
+
+int io_csv_columns(const io_csv *c, const char *const *names, size_t n, size_t n_required,
+                   size_t *col)
+{
+    return find_columns(c, names, n, n_required, col);
+}
+
+int io_csv_next(io_csv *c)
+{
+    int rc = csv_next(c);
+    if (rc == 1 && (rc = check_width(c)) == DATUM_OK) rc = 1;
+    return rc;
+}
+
+const char *io_csv_path(const io_csv *c) { return c->path; }
+uint64_t io_csv_line(const io_csv *c) { return c->record_line; }
+const char *io_csv_field(const io_csv *c, size_t i) { return field(c, i); }
+
+int io_csv_fail(const io_csv *c, size_t i, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return csv_fail(c, i, "%s", what);
+}
+
+int io_csv_int(const io_csv *c, size_t i, int64_t lo, int64_t hi, int32_t *out)
+{
+    return parse_int(c, i, lo, hi, out);
+}
+
+int io_csv_date(const io_csv *c, size_t i, int32_t *out) { return parse_date(c, i, out); }
+
+int io_csv_text(const io_csv *c, size_t i, int allow_empty, const char **out)
+{
+    return parse_text(c, i, allow_empty, out);
+}
+
+const char *io_csv_quote(const char *s, char *buf, size_t size)
+{
+    return quoted_value(s, buf, size);
 }

@@ -63,6 +63,9 @@ typedef struct {
     uint32_t n_events, n_sections, n_pairs;
     int32_t first_date, last_date; /* days since 1970-01-01 */
     int has_adjusted;              /* the input had an `adjusted` column */
+    int has_teams;                 /* ns_team, ew_team and match columns (teams events) */
+    uint32_t n_teams, n_matches;   /* dictionary sizes (0 without teams) */
+    int has_truth;                 /* generated archive: true pair strengths stored */
     int format_version;
 } datum_archive_info;
 
@@ -73,6 +76,15 @@ const char *datum_archive_event(const datum_archive *a, uint32_t index);
 const char *datum_archive_section(const datum_archive *a, uint32_t index);
 const char *datum_archive_pair(const datum_archive *a, uint32_t index);
 
+/* Team and match dictionary entries (teams events; NULL out of range). */
+const char *datum_archive_team(const datum_archive *a, uint32_t index);
+const char *datum_archive_match(const datum_archive *a, uint32_t index);
+
+/* The true strength of every pair (IMPs per board) of a generated archive,
+ * into strength[n_pairs]. Returns DATUM_OK, DATUM_W_EMPTY when the archive
+ * holds no truth (not generated), or an error. */
+int datum_archive_read_truth(datum_ctx *ctx, datum_archive *a, double *strength);
+
 /* Columns a reader can ask for (bit mask). */
 enum {
     DATUM_COL_TABLE = 1u << 0,
@@ -81,7 +93,10 @@ enum {
     DATUM_COL_NS_SCORE = 1u << 3,
     DATUM_COL_ADJUSTED = 1u << 4,
     DATUM_COL_DATE = 1u << 5, /* per-row date */
-    DATUM_COL_ALL = 0x3f
+    DATUM_COL_NS_TEAM = 1u << 6, /* teams events only: index into the team dictionary */
+    DATUM_COL_EW_TEAM = 1u << 7,
+    DATUM_COL_MATCH = 1u << 8,   /* index into the match dictionary */
+    DATUM_COL_ALL = 0x1ff
 };
 
 /* A chunk of whole fields, owned by the chunk reader and reused by the next
@@ -100,6 +115,9 @@ typedef struct {
     const int32_t *ns_score;
     const uint8_t *adjusted; /* NULL also when the archive has no adjusted column */
     const int32_t *date;
+    /* Teams: indices into the team and match dictionaries, -1 on a result
+     * outside a teams match; NULL when not asked for or absent. */
+    const int32_t *ns_team, *ew_team, *match;
 } datum_chunk;
 
 typedef struct datum_chunk_reader datum_chunk_reader;
@@ -113,6 +131,86 @@ int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns
  * DATUM_OK with n_fields == 0 at the end, or an error. */
 int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk);
 void datum_chunk_reader_free(datum_chunk_reader **r);
+
+/* ------------------------------------------------------------------------ */
+/* Writing an archive, streaming                                            */
+
+/* The dictionaries of an archive (teams and matches: teams archives only). */
+typedef enum {
+    DATUM_DICT_EVENTS = 0,
+    DATUM_DICT_SECTIONS = 1,
+    DATUM_DICT_PAIRS = 2,
+    DATUM_DICT_TEAMS = 3,
+    DATUM_DICT_MATCHES = 4
+} datum_dict;
+
+/* What a new archive will hold, declared before its first row: the optional
+ * columns, and bounds on the values. Every dataset is created before its
+ * values are known, so its stored integer type is the narrowest that holds
+ * the declared bounds (indices: the dictionary sizes); a value outside them
+ * is refused. The defaults admit whatever the format allows; tighter bounds
+ * give a smaller file. max_results and max_fields also size the chunks
+ * (min(bound, chunk_rows)). */
+typedef struct {
+    int has_adjusted;          /* /results/adjusted */
+    int has_teams;             /* /results/ns_team, ew_team, match; /dict/teams, matches */
+    uint64_t max_results;      /* rows at most */
+    uint64_t max_fields;       /* board fields at most */
+    int32_t max_board;         /* board numbers 1..max_board */
+    int32_t max_table;         /* table numbers 0..max_table */
+    int32_t min_score, max_score; /* within -1,000,000..1,000,000 */
+    int32_t min_date, max_date;   /* days since 1970-01-01 */
+} datum_archive_plan;
+
+#define DATUM_ARCHIVE_PLAN_INIT                                                                    \
+    {0, 0, INT64_MAX, INT64_MAX, INT32_MAX, INT32_MAX, -1000000, 1000000, INT32_MIN, INT32_MAX}
+
+typedef struct datum_archive_writer datum_archive_writer;
+
+/* Starts a new archive at path, written to PATH.tmp-XXXXXX until commit.
+ * Then: every dictionary (datum_archive_writer_dict) before the first
+ * field; fields in archive order (datum_archive_writer_append); optionally
+ * the truth; datum_archive_writer_commit, or _abort. Memory held: one HDF5
+ * chunk per column (opt->chunk_rows elements) and 8 bytes per pair. */
+int datum_archive_writer_create(datum_ctx *ctx, const char *path, const datum_archive_plan *plan,
+                                const datum_write_options *opt, datum_archive_writer **out);
+
+/* Writes a dictionary: n names, strictly increasing in byte order (sorted,
+ * no repeats), valid UTF-8, non-empty except section names. Each dictionary
+ * once; teams and matches only with plan->has_teams. DATUM_E_ARG if not. */
+int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const char *const *names,
+                              uint32_t n);
+
+/* Appends the chunk's fields after those already written. Input, in the
+ * layout of datum_chunk: n_fields >= 1 fields, offset (offset[0] == 0, every
+ * field at least one row, offset[n_fields] == n_rows), field_event,
+ * field_section, field_board; per row table, ns_pair, ew_pair, ns_score, date,
+ * and adjusted (NULL: all real), ns_team, ew_team, match (NULL: no teams
+ * result in the chunk). first_field, first_row and field_date are ignored:
+ * a field's date is the latest of its rows'.
+ * The archive's rules are checked, and a chunk that breaks one is refused
+ * whole with DATUM_E_ARG (the writer stays usable): fields strictly increase
+ * in (event, section, board) over the archive; tables strictly increase within
+ * a field; a pair plays once per field, never against itself; indices are
+ * within their dictionaries; values are within the plan; an adjusted result
+ * scores 0; a row's teams and match are all -1 or all set, its two teams
+ * different. An optional column the plan did not declare must be NULL. */
+int datum_archive_writer_append(datum_archive_writer *w, const datum_chunk *c);
+
+/* Stores the true strength of every pair, IMPs per board (a generated
+ * archive): /truth/pair_strength, n_pairs == the size of the pair
+ * dictionary, which must be written first. */
+int datum_archive_writer_truth(datum_archive_writer *w, const double *pair_strength,
+                               uint32_t n_pairs);
+/* A string attribute of /truth, e.g. a parameter of the generator. */
+int datum_archive_writer_truth_attr(datum_archive_writer *w, const char *key, const char *value);
+
+/* Writes what is buffered and the summary, closes the file and renames it
+ * into place. Every dictionary must have been written. Frees *w (sets it
+ * to NULL) whatever happens; on failure nothing is left behind. */
+int datum_archive_writer_commit(datum_archive_writer **w);
+/* Closes and removes the temporary file, frees *w. Accepts NULL. */
+void datum_archive_writer_abort(datum_archive_writer **w);
 
 /* ------------------------------------------------------------------------ */
 /* Writing the output of a run (HDF5)                                       */

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define H5_CLOSE(id, fn)                                                                           \
     do {                                                                                           \
@@ -115,11 +116,12 @@ static hid_t chunk_cache(hsize_t chunk, hid_t type)
     return dapl;
 }
 
-hid_t io_h5_create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, uint64_t length,
-                           const datum_write_options *opt)
+/* Creates a 1-D dataset of `length` elements, at most `max` (H5S_UNLIMITED
+ * to grow), in chunks of `chunk` (0: contiguous). */
+static hid_t create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, hsize_t length,
+                            hsize_t max, hsize_t chunk, const datum_write_options *opt)
 {
-    hsize_t dims = length, chunk = opt && length > 0 ? chunk_length(type, length, opt) : 0;
-    hid_t space = H5Screate_simple(1, &dims, NULL), dcpl = untimed(H5P_DATASET_CREATE);
+    hid_t space = H5Screate_simple(1, &length, &max), dcpl = untimed(H5P_DATASET_CREATE);
     hid_t dapl = chunk ? chunk_cache(chunk, type) : H5I_INVALID_HID, ds = H5I_INVALID_HID;
     int ok = space >= 0 && dcpl >= 0;
     if (ok && chunk) ok = H5Pset_chunk(dcpl, 1, &chunk) >= 0;
@@ -137,6 +139,20 @@ hid_t io_h5_create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, uint
     H5_CLOSE(dcpl, H5Pclose);
     H5_CLOSE(dapl, H5Pclose);
     return ds;
+}
+
+hid_t io_h5_create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, uint64_t length,
+                           const datum_write_options *opt)
+{
+    hsize_t chunk = opt && length > 0 ? chunk_length(type, length, opt) : 0;
+    return create_dataset(loc, d, type, length, length, chunk, opt);
+}
+
+hid_t io_h5_create_growing(hid_t loc, const io_dataset_desc *d, hid_t type, uint64_t chunk_hint,
+                           const datum_write_options *opt, uint64_t *chunk)
+{
+    *chunk = chunk_length(type, chunk_hint > 0 ? chunk_hint : 1, opt);
+    return create_dataset(loc, d, type, 0, H5S_UNLIMITED, *chunk, opt);
 }
 
 /* HDF5 converts an out-of-range integer by clipping it; we want an error
@@ -177,6 +193,13 @@ int io_h5_write_range(hid_t ds, hid_t memtype, uint64_t first, uint64_t count, c
 int io_h5_read_range(hid_t ds, hid_t memtype, uint64_t first, uint64_t count, void *buf)
 {
     return transfer(ds, memtype, first, count, buf, 0);
+}
+
+int io_h5_append(hid_t ds, hid_t memtype, uint64_t length, uint64_t count, const void *buf)
+{
+    hsize_t size = length + count;
+    if (H5Dset_extent(ds, &size) < 0) return -1;
+    return io_h5_write_range(ds, memtype, length, count, buf);
 }
 
 int io_h5_write_ints(hid_t loc, const io_dataset_desc *d, const int64_t *values, uint64_t n,
@@ -354,5 +377,35 @@ int io_h5_get_int_attr(hid_t obj, const char *name, int64_t *value)
     int rc = attr >= 0 && H5Aread(attr, H5T_NATIVE_INT64, value) >= 0 ? 0 : -1;
     H5_CLOSE(type, H5Tclose);
     H5_CLOSE(attr, H5Aclose);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A whole file, atomically                                                 */
+
+int io_h5_write_file(datum_ctx *ctx, const char *path,
+                     int (*fill)(hid_t file, void *user, const char **what), void *user)
+{
+    char *tmp = NULL;
+    int fd = -1;
+    const char *what = "file";
+    int rc = io_temp_create(ctx, path, &tmp, &fd);
+    if (rc != DATUM_OK) return rc;
+    close(fd); /* HDF5 opens the file by name */
+    io_h5_silence();
+    hid_t file = io_h5_create_file(tmp);
+    int filled = file >= 0 ? fill(file, user, &what) : -1;
+    /* Closing flushes: a failure there is a failed write too. */
+    if (file >= 0 && H5Fclose(file) < 0 && filled >= 0) {
+        filled = -1;
+        what = "closing the file";
+    }
+    if (filled < 0)
+        rc = datum_ctx_code(ctx) < 0 ? datum_ctx_code(ctx)
+                                     : datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)",
+                                                      path, what);
+    else rc = io_temp_commit(ctx, tmp, path);
+    if (rc != DATUM_OK) io_temp_discard(&tmp);
+    free(tmp);
     return rc;
 }

@@ -2,7 +2,8 @@
  * import.c - CSV results into an archive: read and validate every row, give
  * the names dictionary indices in byte order and the rows the order (event,
  * section, board, table), so that the archive depends only on the set of
- * rows, never on their order in the files; then check the fields and write.
+ * rows, never on their order in the files; then check the fields and hand
+ * them to the archive writer, with the exact value ranges (narrowest types).
  */
 #include "io_internal.h"
 
@@ -119,8 +120,11 @@ static void dict_free(dict *d)
 /* ------------------------------------------------------------------------ */
 /* Rows                                                                     */
 
+#define NO_TEAM UINT32_MAX /* ns_team, ew_team and match of a result outside a teams match */
+
 typedef struct {
     uint32_t event, section, ns_pair, ew_pair; /* dictionary ids, then ranks */
+    uint32_t ns_team, ew_team, match;          /* likewise, or NO_TEAM */
     int32_t board, table, ns_score, date;
     uint32_t file; /* index into the input paths */
     uint8_t adjusted;
@@ -135,7 +139,7 @@ typedef struct {
     size_t n_rows, rows_cap;
     uint64_t *offset; /* field f owns rows offset[f] .. offset[f+1]-1 */
     size_t n_fields;
-    int has_adjusted;
+    int has_adjusted, has_teams;
 } importer;
 
 static int read_file(importer *im, uint32_t file)
@@ -144,6 +148,7 @@ static int read_file(importer *im, uint32_t file)
     io_result_row in;
     int rc = io_results_open(im->ctx, im->paths[file], &reader);
     if (rc == DATUM_OK && io_results_has_adjusted(reader)) im->has_adjusted = 1;
+    if (rc == DATUM_OK && io_results_has_teams(reader)) im->has_teams = 1;
     while (rc == DATUM_OK && (rc = io_results_next(reader, &in)) == 1) {
         dict *d = im->dict;
         rc = io_reserve(im->ctx, &im->rows, &im->rows_cap, im->n_rows + 1, sizeof *im->rows);
@@ -153,6 +158,12 @@ static int read_file(importer *im, uint32_t file)
             (rc = dict_intern(im->ctx, &d[IO_D_SECTIONS], in.section, &r->section)) != DATUM_OK ||
             (rc = dict_intern(im->ctx, &d[IO_D_PAIRS], in.ns_pair, &r->ns_pair)) != DATUM_OK ||
             (rc = dict_intern(im->ctx, &d[IO_D_PAIRS], in.ew_pair, &r->ew_pair)) != DATUM_OK)
+            break;
+        r->ns_team = r->ew_team = r->match = NO_TEAM;
+        if (in.match &&
+            ((rc = dict_intern(im->ctx, &d[IO_D_TEAMS], in.ns_team, &r->ns_team)) != DATUM_OK ||
+             (rc = dict_intern(im->ctx, &d[IO_D_TEAMS], in.ew_team, &r->ew_team)) != DATUM_OK ||
+             (rc = dict_intern(im->ctx, &d[IO_D_MATCHES], in.match, &r->match)) != DATUM_OK))
             break;
         r->board = in.board;
         r->table = in.table;
@@ -201,13 +212,19 @@ static int sort_rows(importer *im)
         if (rc != DATUM_OK) return rc;
     }
     const uint32_t *event = im->dict[IO_D_EVENTS].rank, *section = im->dict[IO_D_SECTIONS].rank,
-                   *pair = im->dict[IO_D_PAIRS].rank;
+                   *pair = im->dict[IO_D_PAIRS].rank, *team = im->dict[IO_D_TEAMS].rank,
+                   *match = im->dict[IO_D_MATCHES].rank;
     for (size_t i = 0; i < im->n_rows; i++) {
         row *r = &im->rows[i];
         r->event = event[r->event];
         r->section = section[r->section];
         r->ns_pair = pair[r->ns_pair];
         r->ew_pair = pair[r->ew_pair];
+        if (r->match != NO_TEAM) {
+            r->ns_team = team[r->ns_team];
+            r->ew_team = team[r->ew_team];
+            r->match = match[r->match];
+        }
     }
     qsort(im->rows, im->n_rows, sizeof *im->rows, compare_rows);
     return DATUM_OK;
@@ -222,17 +239,17 @@ static const char *field_name(const importer *im, const row *r, char *buf, size_
     return buf;
 }
 
-/* One appearance of a pair in a field, for the check below. */
+/* One appearance of a pair, team or match in a field, for the checks below. */
 typedef struct {
-    uint32_t pair;
-    const char *column; /* "ns_pair" or "ew_pair" */
+    uint32_t id;
+    const char *column; /* "ns_pair", "ew_pair", "ns_team", ... */
     const row *r;
 } seat;
 
 static int compare_seats(const void *x, const void *y)
 {
     const seat *a = x, *b = y;
-    int c = CMP(a->pair, b->pair);
+    int c = CMP(a->id, b->id);
     return c ? c : compare_place(a->r, b->r);
 }
 
@@ -263,11 +280,69 @@ static int check_pairs(const importer *im, const row *rows, size_t n, seat *seat
     qsort(seats, 2 * n, sizeof *seats, compare_seats);
     for (size_t i = 1; i < 2 * n; i++) {
         const row *later = seats[i].r, *earlier = seats[i - 1].r;
-        if (seats[i].pair == seats[i - 1].pair)
+        if (seats[i].id == seats[i - 1].id)
             return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
                                   "%s:%llu: column %s: pair \"%s\" already plays %s at %s:%llu",
                                   im->paths[later->file], (unsigned long long)later->line,
-                                  seats[i].column, im->dict[IO_D_PAIRS].sorted[seats[i].pair],
+                                  seats[i].column, im->dict[IO_D_PAIRS].sorted[seats[i].id],
+                                  field_name(im, later, name, sizeof name),
+                                  im->paths[earlier->file], (unsigned long long)earlier->line);
+    }
+    return DATUM_OK;
+}
+
+/* Rejects, in the field rows[0..n), teams results beside others, a match
+ * whose tables are not all between the same two teams, and a team in two
+ * matches; seats has room for 2n. */
+static int check_teams(const importer *im, const row *rows, size_t n, seat *seats)
+{
+    const char *const *team = im->dict[IO_D_TEAMS].sorted, *const *match = im->dict[IO_D_MATCHES].sorted;
+    const row *with = NULL, *without = NULL;
+    char name[512];
+    for (size_t i = 0; i < n; i++) *(rows[i].match == NO_TEAM ? &without : &with) = &rows[i];
+    if (!with) return DATUM_OK;
+    if (without)
+        return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
+                              "%s:%llu: column match: %s also has a result outside any match, at "
+                              "%s:%llu",
+                              im->paths[with->file], (unsigned long long)with->line,
+                              field_name(im, with, name, sizeof name), im->paths[without->file],
+                              (unsigned long long)without->line);
+    /* By match: every table between the two teams of the match's first one. */
+    for (size_t i = 0; i < n; i++) seats[i] = (seat){rows[i].match, "match", &rows[i]};
+    qsort(seats, n, sizeof *seats, compare_seats);
+    for (size_t i = 1, first = 0; i < n; i++) {
+        const row *a = seats[first].r, *b = seats[i].r;
+        if (seats[i].id != seats[first].id) {
+            first = i;
+            continue;
+        }
+        int ns_ok = b->ns_team == a->ns_team || b->ns_team == a->ew_team;
+        int ew_ok = b->ew_team == a->ns_team || b->ew_team == a->ew_team;
+        if (!ns_ok || !ew_ok)
+            return datum_ctx_fail(
+                im->ctx, DATUM_E_INPUT,
+                "%s:%llu: column %s: team \"%s\" is not in match \"%s\" of %s (teams \"%s\" and "
+                "\"%s\" at %s:%llu)",
+                im->paths[b->file], (unsigned long long)b->line, ns_ok ? "ew_team" : "ns_team",
+                team[ns_ok ? b->ew_team : b->ns_team], match[b->match],
+                field_name(im, b, name, sizeof name), team[a->ns_team], team[a->ew_team],
+                im->paths[a->file], (unsigned long long)a->line);
+    }
+    /* By team: one match. */
+    for (size_t i = 0; i < n; i++) {
+        seats[2 * i] = (seat){rows[i].ns_team, "ns_team", &rows[i]};
+        seats[2 * i + 1] = (seat){rows[i].ew_team, "ew_team", &rows[i]};
+    }
+    qsort(seats, 2 * n, sizeof *seats, compare_seats);
+    for (size_t i = 1; i < 2 * n; i++) {
+        const row *later = seats[i].r, *earlier = seats[i - 1].r;
+        if (seats[i].id == seats[i - 1].id && later->match != earlier->match)
+            return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
+                                  "%s:%llu: column %s: team \"%s\" already plays match \"%s\" of "
+                                  "%s at %s:%llu",
+                                  im->paths[later->file], (unsigned long long)later->line,
+                                  seats[i].column, team[seats[i].id], match[earlier->match],
                                   field_name(im, later, name, sizeof name),
                                   im->paths[earlier->file], (unsigned long long)earlier->line);
     }
@@ -289,45 +364,136 @@ static int check_fields(importer *im)
         if (rc == DATUM_OK)
             rc = io_reserve(im->ctx, &seats, &seats_cap, 2 * (end - begin), sizeof *seats);
         if (rc == DATUM_OK) rc = check_pairs(im, field, end - begin, seats);
+        if (rc == DATUM_OK) rc = check_teams(im, field, end - begin, seats);
     }
     if (rc == DATUM_OK) im->offset[im->n_fields] = im->n_rows;
     free(seats);
     return rc;
 }
 
-/* io_archive_content.fill: one column of the sorted rows. */
-static void fill_column(const void *user, int is_field, int col, int64_t *out)
+/* ------------------------------------------------------------------------ */
+/* Writing: whole fields, in batches, to the archive writer                  */
+
+enum { BATCH_ROWS = 1 << 16 };
+
+/* A batch of whole fields in the layout of datum_chunk. */
+typedef struct {
+    uint64_t *offset;
+    uint32_t *event, *section;
+    int32_t *board, *table, *ns_pair, *ew_pair, *ns_score, *date, *ns_team, *ew_team, *match;
+    uint8_t *adjusted;
+} batch;
+
+static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
 {
-    const importer *im = user;
-    const row *rows = im->rows;
-    const uint64_t *offset = im->offset;
-    if (is_field && col == IO_F_OFFSET) {
-        for (size_t f = 0; f <= im->n_fields; f++) out[f] = (int64_t)offset[f];
-    } else if (is_field) {
-        for (size_t f = 0; f < im->n_fields; f++) {
-            const row *first = &rows[offset[f]];
-            switch (col) {
-            case IO_F_EVENT: out[f] = first->event; break;
-            case IO_F_SECTION: out[f] = first->section; break;
-            case IO_F_BOARD: out[f] = first->board; break;
-            default: /* IO_F_DATE: the field's latest date */
-                out[f] = first->date;
-                for (uint64_t i = offset[f]; i < offset[f + 1]; i++)
-                    if (rows[i].date > out[f]) out[f] = rows[i].date;
-            }
-        }
-    } else {
-        for (size_t i = 0; i < im->n_rows; i++) {
-            switch (col) {
-            case IO_R_TABLE: out[i] = rows[i].table; break;
-            case IO_R_NS_PAIR: out[i] = rows[i].ns_pair; break;
-            case IO_R_EW_PAIR: out[i] = rows[i].ew_pair; break;
-            case IO_R_NS_SCORE: out[i] = rows[i].ns_score; break;
-            case IO_R_ADJUSTED: out[i] = rows[i].adjusted; break;
-            default: out[i] = rows[i].date; /* IO_R_DATE */
-            }
-        }
+    int32_t **row32[] = {&b->board, &b->table,   &b->ns_pair, &b->ew_pair, &b->ns_score,
+                         &b->date,  &b->ns_team, &b->ew_team, &b->match};
+    int ok = (b->offset = io_calloc(ctx, rows + 1, sizeof *b->offset)) &&
+             (b->event = io_calloc(ctx, rows, sizeof *b->event)) &&
+             (b->section = io_calloc(ctx, rows, sizeof *b->section)) &&
+             (b->adjusted = io_calloc(ctx, rows, sizeof *b->adjusted));
+    for (size_t k = 0; ok && k < sizeof row32 / sizeof *row32; k++)
+        ok = (*row32[k] = io_calloc(ctx, rows, sizeof **row32[k])) != NULL;
+    return ok ? DATUM_OK : DATUM_E_NOMEM;
+}
+
+static void batch_free(batch *b)
+{
+    void *all[] = {b->offset,  b->event,  b->section,  b->board,   b->table,
+                   b->ns_pair, b->ew_pair, b->ns_score, b->date,    b->ns_team,
+                   b->ew_team, b->match,   b->adjusted};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++) free(all[k]);
+}
+
+/* Fields f0..f1-1 as a chunk for the writer. */
+static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum_chunk *c)
+{
+    uint64_t row0 = im->offset[f0];
+    for (size_t f = f0; f < f1; f++) {
+        const row *first = &im->rows[im->offset[f]];
+        b->offset[f - f0] = im->offset[f] - row0;
+        b->event[f - f0] = first->event;
+        b->section[f - f0] = first->section;
+        b->board[f - f0] = first->board;
     }
+    b->offset[f1 - f0] = im->offset[f1] - row0;
+    for (uint64_t i = 0; i < b->offset[f1 - f0]; i++) {
+        const row *r = &im->rows[row0 + i];
+        b->table[i] = r->table;
+        b->ns_pair[i] = (int32_t)r->ns_pair;
+        b->ew_pair[i] = (int32_t)r->ew_pair;
+        b->ns_score[i] = r->ns_score;
+        b->date[i] = r->date;
+        b->adjusted[i] = r->adjusted;
+        b->ns_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ns_team;
+        b->ew_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ew_team;
+        b->match[i] = r->match == NO_TEAM ? -1 : (int32_t)r->match;
+    }
+    *c = (datum_chunk){.n_fields = f1 - f0,
+                       .n_rows = b->offset[f1 - f0],
+                       .offset = b->offset,
+                       .field_event = b->event,
+                       .field_section = b->section,
+                       .field_board = b->board,
+                       .table = b->table,
+                       .ns_pair = b->ns_pair,
+                       .ew_pair = b->ew_pair,
+                       .ns_score = b->ns_score,
+                       .adjusted = im->has_adjusted ? b->adjusted : NULL,
+                       .date = b->date,
+                       .ns_team = im->has_teams ? b->ns_team : NULL,
+                       .ew_team = im->has_teams ? b->ew_team : NULL,
+                       .match = im->has_teams ? b->match : NULL};
+}
+
+/* The plan of the archive: the exact ranges, hence the narrowest types. */
+static datum_archive_plan exact_plan(const importer *im)
+{
+    datum_archive_plan p = DATUM_ARCHIVE_PLAN_INIT;
+    const row *rows = im->rows;
+    p.has_adjusted = im->has_adjusted;
+    p.has_teams = im->has_teams;
+    p.max_results = im->n_rows;
+    p.max_fields = im->n_fields;
+    p.max_board = 1;
+    p.max_table = 0;
+    p.min_score = p.max_score = rows[0].ns_score;
+    p.min_date = p.max_date = rows[0].date;
+    for (size_t i = 0; i < im->n_rows; i++) {
+        if (rows[i].board > p.max_board) p.max_board = rows[i].board;
+        if (rows[i].table > p.max_table) p.max_table = rows[i].table;
+        if (rows[i].ns_score < p.min_score) p.min_score = rows[i].ns_score;
+        if (rows[i].ns_score > p.max_score) p.max_score = rows[i].ns_score;
+        if (rows[i].date < p.min_date) p.min_date = rows[i].date;
+        if (rows[i].date > p.max_date) p.max_date = rows[i].date;
+    }
+    return p;
+}
+
+static int write_archive(importer *im, const char *path, const datum_write_options *opt)
+{
+    datum_archive_plan plan = exact_plan(im);
+    datum_archive_writer *w = NULL;
+    batch b = {0};
+    size_t cap = BATCH_ROWS; /* rows of a batch: BATCH_ROWS, or the largest field */
+    for (size_t f = 0; f < im->n_fields; f++)
+        if (im->offset[f + 1] - im->offset[f] > cap) cap = im->offset[f + 1] - im->offset[f];
+    if (cap > im->n_rows) cap = im->n_rows;
+    int rc = batch_alloc(im->ctx, &b, cap);
+    if (rc == DATUM_OK) rc = datum_archive_writer_create(im->ctx, path, &plan, opt, &w);
+    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
+        if (io_has_dict(k, im->has_teams))
+            rc = datum_archive_writer_dict(w, (datum_dict)k, im->dict[k].sorted, im->dict[k].n);
+    for (size_t f0 = 0, f1; f0 < im->n_fields && rc == DATUM_OK; f0 = f1) {
+        datum_chunk c;
+        for (f1 = f0 + 1; f1 < im->n_fields && im->offset[f1 + 1] - im->offset[f0] <= cap;) f1++;
+        batch_fill(im, &b, f0, f1, &c);
+        rc = datum_archive_writer_append(w, &c);
+    }
+    if (rc == DATUM_OK) rc = datum_archive_writer_commit(&w);
+    datum_archive_writer_abort(&w);
+    batch_free(&b);
+    return rc;
 }
 
 int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
@@ -344,23 +510,7 @@ int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_path
         rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "no results in the input (only headers)");
     if (rc == DATUM_OK) rc = sort_rows(&im);
     if (rc == DATUM_OK) rc = check_fields(&im);
-    if (rc == DATUM_OK) {
-        io_archive_content c = {.n_results = im.n_rows,
-                                .n_fields = im.n_fields,
-                                .has_adjusted = im.has_adjusted,
-                                .fill = fill_column,
-                                .user = &im};
-        for (int k = 0; k < IO_N_DICTS; k++) {
-            c.dict[k] = im.dict[k].sorted;
-            c.dict_len[k] = im.dict[k].n;
-        }
-        c.first_date = c.last_date = im.rows[0].date;
-        for (size_t i = 1; i < im.n_rows; i++) {
-            if (im.rows[i].date < c.first_date) c.first_date = im.rows[i].date;
-            if (im.rows[i].date > c.last_date) c.last_date = im.rows[i].date;
-        }
-        rc = io_archive_write(ctx, out_path, &c, &o);
-    }
+    if (rc == DATUM_OK) rc = write_archive(&im, out_path, &o);
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
     free(im.rows);
     free(im.offset);

@@ -60,14 +60,57 @@ typedef struct {
     int32_t date; /* days since 1970-01-01 */
     int32_t board, table, ns_score;
     uint8_t adjusted; /* datum_adjusted code; ns_score is 0 when not NONE */
+    const char *ns_team, *ew_team, *match; /* non-empty; NULL without the teams columns */
 } io_result_row;
 
 /* Opens a results CSV and reads its header. */
 int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out);
 /* 1 if the file has an `adjusted` column. */
 int io_results_has_adjusted(const io_results_reader *r);
+/* 1 if the file has the teams columns ns_team, ew_team and match. */
+int io_results_has_teams(const io_results_reader *r);
 /* 1 with the next row in *row, 0 at the end of the file, or an error. */
 int io_results_next(io_results_reader *r, io_result_row *row);
 void io_results_close(io_results_reader **r);
+
+/* ------------------------------------------------------------------------ */
+/* csv_read.c: any UTF-8 CSV file with a header row (RFC 4180 quoting)      */
+/* The record reader under io_results_*, for the other input formats.       */
+
+typedef struct io_csv io_csv;
+
+/* Opens path (a UTF-8 byte order mark is skipped) and reads its header row;
+ * an empty file is DATUM_E_INPUT "FILE: empty file (...)". */
+int io_csv_open(datum_ctx *ctx, const char *path, io_csv **out);
+void io_csv_close(io_csv **c);
+/* col[k] = the field index of the column named names[k], SIZE_MAX if the
+ * header lacks it; the first n_required names are required ("FILE:1: column
+ * NAME: missing from the header"), and a name given twice is an error. */
+int io_csv_columns(const io_csv *c, const char *const *names, size_t n, size_t n_required,
+                   size_t *col);
+/* Reads the next record (empty lines are skipped): 1 with a record of as
+ * many fields as the header, 0 at the end of the file, or an error. */
+int io_csv_next(io_csv *c);
+const char *io_csv_path(const io_csv *c);
+/* Physical line where the current record starts (1-based). */
+uint64_t io_csv_line(const io_csv *c);
+/* Field i of the current record (valid until the next io_csv_next). */
+const char *io_csv_field(const io_csv *c, size_t i);
+/* Records DATUM_E_INPUT "FILE:LINE: column NAME: MESSAGE" for field i of
+ * the current record and returns it. */
+int io_csv_fail(const io_csv *c, size_t i, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Field parsers; each records io_csv_fail's message on bad input. A decimal
+ * integer in lo..hi; a real YYYY-MM-DD date as days since 1970-01-01; UTF-8
+ * text, non-empty unless allowed (*out points into the record). */
+int io_csv_int(const io_csv *c, size_t i, int64_t lo, int64_t hi, int32_t *out);
+int io_csv_date(const io_csv *c, size_t i, int32_t *out);
+int io_csv_text(const io_csv *c, size_t i, int allow_empty, const char **out);
+/* s quoted for a message ("..."; at most 40 bytes, control characters as
+ * '?') in buf, which should hold 64 bytes. Returns buf. */
+const char *io_csv_quote(const char *s, char *buf, size_t size);
 
 #endif

@@ -33,31 +33,50 @@ enum {
     IO_R_NS_SCORE,
     IO_R_ADJUSTED,
     IO_R_DATE,
+    IO_R_NS_TEAM, /* the three teams columns: only if has_teams */
+    IO_R_EW_TEAM,
+    IO_R_MATCH,
     IO_N_RESULT_COLS
 };
-/* /dict string datasets. */
-enum { IO_D_EVENTS, IO_D_SECTIONS, IO_D_PAIRS, IO_N_DICTS };
+/* /dict string datasets, in the order of datum_dict; teams and matches only
+ * if has_teams. */
+enum { IO_D_EVENTS, IO_D_SECTIONS, IO_D_PAIRS, IO_D_TEAMS, IO_D_MATCHES, IO_N_DICTS };
 
 extern const io_dataset_desc io_field_cols[IO_N_FIELD_COLS];
 extern const io_dataset_desc io_result_cols[IO_N_RESULT_COLS];
 extern const io_dataset_desc io_dict_cols[IO_N_DICTS];
+extern const io_dataset_desc io_truth_strength; /* /truth/pair_strength */
 
-/* What an archive holds, as the importer hands it to the writer. */
+/* The C type of a column in a datum_chunk, and the values it may hold:
+ * what the writer accepts and the chunk reader lets through. */
+enum { IO_KIND_I32, IO_KIND_U32, IO_KIND_U8, IO_KIND_U64 };
+typedef struct {
+    int kind;
+    int64_t lo, hi;
+    int dict; /* >= 0: an index into that dictionary (hi = its size - 1) */
+} io_value_rule;
+
+extern const io_value_rule io_field_rules[IO_N_FIELD_COLS];
+extern const io_value_rule io_result_rules[IO_N_RESULT_COLS];
+
+/* The native HDF5 memory type and the byte size of a kind. */
+hid_t io_kind_memtype(int kind);
+size_t io_kind_size(int kind);
+
+/* 1 if an archive with these options has /results column c / dictionary k. */
+int io_has_result_col(int c, int has_adjusted, int has_teams);
+int io_has_dict(int k, int has_teams);
+
+/* The root attributes that sum an archive up. */
 typedef struct {
     uint64_t n_results, n_fields;
-    const char *const *dict[IO_N_DICTS]; /* sorted entries */
-    uint64_t dict_len[IO_N_DICTS];
-    int has_adjusted;
     int32_t first_date, last_date;
-    /* Fills out[] with the values of /fields column col (n_fields values, or
-     * n_fields + 1 for the offsets) or of /results column col (n_results). */
-    void (*fill)(const void *user, int is_field, int col, int64_t *out);
-    const void *user;
-} io_archive_content;
+    int has_adjusted, has_teams;
+} io_archive_summary;
 
-/* Writes an archive atomically (temporary file, then rename). */
-int io_archive_write(datum_ctx *ctx, const char *path, const io_archive_content *c,
-                     const datum_write_options *opt);
+/* Writes the root attributes (format, version, engine version, creation
+ * time and the summary) into a new archive; < 0 on failure. */
+int io_archive_write_summary(hid_t file, const io_archive_summary *s);
 
 /* An open archive (archive.c); the chunk reader and the output use its
  * handles. */
@@ -65,11 +84,17 @@ struct datum_archive {
     char *path;
     hid_t file;
     hid_t fields[IO_N_FIELD_COLS];
-    hid_t results[IO_N_RESULT_COLS]; /* results[IO_R_ADJUSTED] < 0 if absent */
+    hid_t results[IO_N_RESULT_COLS]; /* < 0 for an optional column that is absent */
     char **dict[IO_N_DICTS];         /* entries, pointing into dict_bytes */
     char *dict_bytes[IO_N_DICTS];
+    uint32_t dict_len[IO_N_DICTS];   /* 0 for an absent dictionary */
     datum_archive_info info;
 };
+
+/* Opens an HDF5 file read-only into *file: DATUM_E_IO "cannot open PATH:
+ * REASON" if it cannot be read (missing, a directory), DATUM_E_FORMAT "PATH:
+ * not an HDF5 file (or damaged)" if HDF5 cannot open it. */
+int io_h5_open_checked(datum_ctx *ctx, const char *path, hid_t *file);
 
 /* Records DATUM_E_FORMAT "PATH: damaged archive: WHAT". */
 int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, ...)
@@ -100,6 +125,15 @@ hid_t io_h5_int_type(int64_t lo, int64_t hi);
  * chunk cache that holds a chunk (for writing in slices). */
 hid_t io_h5_create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, uint64_t length,
                            const datum_write_options *opt);
+/* Creates the 1-D dataset d->path of no elements and no limit, for
+ * appending: chunked (*chunk receives the length, min(chunk_hint,
+ * opt->chunk_rows) elements) and filtered as *opt says, with d's attributes
+ * and a chunk cache that holds a chunk. */
+hid_t io_h5_create_growing(hid_t loc, const io_dataset_desc *d, hid_t type, uint64_t chunk_hint,
+                           const datum_write_options *opt, uint64_t *chunk);
+/* Grows a dataset made by io_h5_create_growing from `length` to length +
+ * count elements and writes buf there. */
+int io_h5_append(hid_t ds, hid_t memtype, uint64_t length, uint64_t count, const void *buf);
 /* Writes / reads elements first..first+count-1 of a 1-D dataset from / into
  * buf, converting between memtype and the file type. */
 int io_h5_write_range(hid_t ds, hid_t memtype, uint64_t first, uint64_t count, const void *buf);
@@ -131,6 +165,15 @@ int io_h5_set_int_attr(hid_t obj, const char *name, hid_t type, int64_t value);
 int io_h5_get_str_attr(datum_ctx *ctx, hid_t obj, const char *name, char **value);
 /* Reads a scalar integer attribute: 0, or < 0 if absent or of another kind. */
 int io_h5_get_int_attr(hid_t obj, const char *name, int64_t *value);
+
+/* Writes a new HDF5 file at path atomically (the one helper here that takes
+ * a context): creates PATH.tmp-XXXXXX, lets fill write into it (0, or < 0
+ * with *what naming the part that failed, or with an error it recorded in
+ * ctx itself), closes it and renames it over path. On failure nothing is
+ * left behind and DATUM_E_IO "cannot write PATH (WHAT)" is recorded, unless
+ * fill recorded its own error. */
+int io_h5_write_file(datum_ctx *ctx, const char *path,
+                     int (*fill)(hid_t file, void *user, const char **what), void *user);
 
 
 /* ------------------------------------------------------------------------ */

@@ -216,3 +216,102 @@ int datum_tarot_sheet_save(datum_ctx *ctx, const datum_tarot_sheet *sheet, const
     else io_temp_discard(&tmp);
     return rc;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The index page                                                            */
+
+static void put_index_ranking(FILE *out, const char *title, const char *who,
+                              const datum_tarot_index_entry *e, size_t n)
+{
+    fprintf(out, "<h3>%s</h3>\n<table class=\"etuis\">\n<thead>\n<tr><th>Rang</th><th>%s</th>"
+                 "<th>Étuis joués</th><th>Total général</th></tr>\n</thead>\n<tbody>\n",
+            title, who);
+    for (size_t i = 0; i < n; i++) {
+        fputs("<tr><td class=\"num\">", out);
+        if (e[i].rank > 0) fprintf(out, "%d", (int)e[i].rank);
+        else fputs("non classé", out);
+        fputs("</td><td class=\"name\"><a href=\"", out);
+        put_escaped(out, e[i].href);
+        fputs("\">", out);
+        put_escaped(out, e[i].id);
+        fputs("</a>", out);
+        if (e[i].name && *e[i].name) {
+            fputs(" – ", out);
+            put_escaped(out, e[i].name);
+        }
+        fprintf(out, "</td><td class=\"num\">%d</td><td class=\"num\">", (int)e[i].etuis);
+        put_number(out, e[i].total, 2, 3, "</td></tr>\n");
+    }
+    fputs("</tbody>\n</table>\n", out);
+}
+
+int datum_tarot_index_write(datum_ctx *ctx, const datum_tarot_index_event *events,
+                            size_t n_events, FILE *out)
+{
+    for (size_t k = 0; k < n_events; k++)
+        if ((events[k].n_attack > 0 && !events[k].attack) ||
+            (events[k].n_defense > 0 && !events[k].defense))
+            return datum_ctx_fail(ctx, DATUM_E_ARG, "invalid roadmap index");
+    if (n_events > 0 && !events) return datum_ctx_fail(ctx, DATUM_E_ARG, "invalid roadmap index");
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"fr\">\n<head>\n<meta charset=\"utf-8\">\n"
+                 "<title>Tournoi Attaque-Défense – Feuilles de route</title>\n<style>\n%s"
+                 "h2 { font-size: 12pt; margin: 5mm 0 2mm; }\n"
+                 "h3 { font-size: 10pt; margin: 4mm 0 1.5mm; }\n"
+                 "a { color: inherit; }\n</style>\n</head>\n<body>\n",
+            kStyle);
+    for (size_t k = 0; k < n_events; k++) {
+        const datum_tarot_index_event *ev = &events[k];
+        fputs("<div class=\"sheet\">\n<h1>Tournoi Attaque-Défense – Feuilles de route</h1>\n"
+              "<h2>", out);
+        put_escaped(out, ev->event);
+        if (ev->date && *ev->date) {
+            fputs(" – ", out);
+            put_escaped(out, ev->date);
+        }
+        fputs("</h2>\n", out);
+        put_index_ranking(out, "Classement Attaque", "Attaquant", ev->attack, ev->n_attack);
+        put_index_ranking(out, "Classement Défense", "Défense", ev->defense, ev->n_defense);
+        fputs("</div>\n", out);
+    }
+    fputs("</body>\n</html>\n", out);
+    if (fflush(out) != 0 || ferror(out))
+        return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write the roadmap index: %s",
+                              strerror(errno ? errno : EIO));
+    return DATUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* File names                                                                */
+
+int datum_tarot_file_name(const char *prefix, const char *id, const char *suffix, char *buf,
+                          size_t size)
+{
+    enum { MAX_NAME = 200 }; /* well under NAME_MAX (255) everywhere */
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+    if (size > 0) buf[0] = '\0';
+    const char *parts[3] = {prefix ? prefix : "", id ? id : "", suffix ? suffix : ""};
+    for (int part = 0; part < 3; part++)
+        for (const unsigned char *p = (const unsigned char *)parts[part]; *p; p++) {
+            /* Prefix and suffix are ours and kept as given; the id is
+             * encoded one-to-one: a blank is '_', and '_' and '~' are
+             * escaped like every other byte. */
+            int keep = part != 1 || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                       (*p >= '0' && *p <= '9') || *p == '-' || *p == ' ';
+            size_t need = keep ? 1 : 3;
+            if (n + need > MAX_NAME || n + need >= size) {
+                if (size > 0) buf[0] = '\0';
+                return DATUM_E_ARG;
+            }
+            if (keep) {
+                buf[n++] = part == 1 && *p == ' ' ? '_' : (char)*p;
+            } else {
+                buf[n++] = '~';
+                buf[n++] = hex[*p >> 4];
+                buf[n++] = hex[*p & 15];
+            }
+        }
+    if (n >= size) return DATUM_E_ARG;
+    buf[n] = '\0';
+    return DATUM_OK;
+}

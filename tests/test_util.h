@@ -51,4 +51,46 @@ static inline int32_t test_rng_score(test_rng *r)
     }
 }
 
+/* A chunk of random fields in the batch drivers' layout (datum_fields). */
+typedef struct {
+    size_t n_fields, n_rows;
+    uint64_t *offset;
+    int32_t *score;
+    uint8_t *adjusted;
+} test_chunk;
+
+/* Field f has big_lo..big_hi rows when f % big_every == 0, else 1..small_hi;
+ * a row is adjusted (code 1..max_code) with probability 1/adjusted_one_in. */
+typedef struct {
+    size_t big_every;
+    int64_t big_lo, big_hi, small_hi, adjusted_one_in, max_code;
+} test_chunk_shape;
+
+/* Bridge-like scores (test_rng_score); free with test_chunk_free. */
+static inline test_chunk test_chunk_random(test_rng *rng, size_t n_fields, test_chunk_shape s)
+{
+    test_chunk c = {n_fields, 0, (uint64_t *)calloc(n_fields + 1, sizeof(uint64_t)), NULL, NULL};
+    for (size_t f = 0; f < n_fields; f++) {
+        int64_t n = f % s.big_every == 0 ? test_rng_range(rng, s.big_lo, s.big_hi)
+                                         : test_rng_range(rng, 1, s.small_hi);
+        c.offset[f + 1] = c.offset[f] + (uint64_t)n;
+    }
+    c.n_rows = c.offset[n_fields];
+    c.score = (int32_t *)malloc(c.n_rows * sizeof *c.score);
+    c.adjusted = (uint8_t *)calloc(c.n_rows, 1);
+    for (size_t r = 0; r < c.n_rows; r++) {
+        c.score[r] = test_rng_score(rng);
+        if (test_rng_range(rng, 0, s.adjusted_one_in - 1) == 0)
+            c.adjusted[r] = (uint8_t)test_rng_range(rng, 1, s.max_code);
+    }
+    return c;
+}
+
+static inline void test_chunk_free(test_chunk *c)
+{
+    free(c->offset);
+    free(c->score);
+    free(c->adjusted);
+}
+
 #endif

@@ -268,3 +268,14 @@ def archive_order_problem(got: dict):
     keys = list(got)
     bad = next((i for i in range(1, len(keys)) if keys[i - 1] >= keys[i]), None)
     return None if bad is None else f"row {bad + 2} {keys[bad]} follows {keys[bad - 1]}"
+
+
+def program_args(default_source):
+    """(Program, source folder, argv for unittest.main) from an end-to-end test's command line:
+    --datum BUILD/cli/datum [--source DIR] [unittest options]."""
+    import argparse
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--datum", required=True)
+    ap.add_argument("--source", default=default_source)
+    a, rest = ap.parse_known_args()
+    return Program(a.datum), a.source, [sys.argv[0]] + rest

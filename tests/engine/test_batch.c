@@ -6,37 +6,15 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct {
-    size_t n_fields, n_rows;
-    uint64_t *offset;
-    int32_t *score;
-    uint8_t *adjusted;
-} chunk;
+typedef test_chunk chunk;
 
 static chunk random_chunk(test_rng *rng, size_t n_fields)
 {
-    chunk c = {n_fields, 0, calloc(n_fields + 1, sizeof(uint64_t)), NULL, NULL};
-    for (size_t f = 0; f < n_fields; f++) {
-        size_t n = (size_t)(f % 97 == 0 ? test_rng_range(rng, 100, 300) : test_rng_range(rng, 1, 40));
-        c.offset[f + 1] = c.offset[f] + n;
-    }
-    c.n_rows = c.offset[n_fields];
-    c.score = malloc(c.n_rows * sizeof *c.score);
-    c.adjusted = calloc(c.n_rows, 1);
-    for (size_t r = 0; r < c.n_rows; r++) {
-        c.score[r] = test_rng_score(rng);
-        if (test_rng_range(rng, 0, 30) == 0)
-            c.adjusted[r] = (uint8_t)test_rng_range(rng, 1, DATUM_ADJ_COUNT - 1);
-    }
-    return c;
+    const test_chunk_shape shape = {97, 100, 300, 40, 31, DATUM_ADJ_COUNT - 1};
+    return test_chunk_random(rng, n_fields, shape);
 }
 
-static void chunk_free(chunk *c)
-{
-    free(c->offset);
-    free(c->score);
-    free(c->adjusted);
-}
+static void chunk_free(chunk *c) { test_chunk_free(c); }
 
 static void score(const datum_method *m, const chunk *c, int threads, double *datum, double *ns,
                   double *ew)

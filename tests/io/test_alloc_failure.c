@@ -8,8 +8,10 @@
  * inside HDF5 or libc. */
 #include "io_test_util.h"
 #include "datum_io.h"
+#include "datum_tarot_io.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static long g_fail_at = -1; /* the allocation (from 0) to refuse; -1: none */
 static long g_count;
@@ -130,11 +132,55 @@ static void test_read_and_write(void **state)
     fail_each_allocation(write_csv, 2);
 }
 
+/* The tarot import, archive reader and directory of sheets. */
+static const datum_tarot_inputs kTarot = {"ad.csv", "players.csv", "defenses.csv", "pen.csv"};
+
+static int tarot_import(datum_ctx *ctx)
+{
+    return datum_tarot_import_csv(ctx, &kTarot, "t.h5", NULL);
+}
+
+/* Reads t.h5, writes a sheet and the index into a new directory, then
+ * removes them again. */
+static int tarot_read_and_sheets(datum_ctx *ctx)
+{
+    datum_tarot_data *d = NULL;
+    datum_tarot_sheet_dir *dir = NULL;
+    datum_tarot_sheet s = {DATUM_TAROT_ATTACK, "E", "14/03/2026", "A", NULL, "1C", NULL, 0,
+                           {.rank = 1}, 1};
+    int rc = datum_tarot_archive_read(ctx, "t.h5", &d);
+    if (rc == DATUM_OK) rc = datum_tarot_sheet_dir_create(ctx, "sheets", &dir);
+    if (rc == DATUM_OK) rc = datum_tarot_sheet_dir_add(dir, "e/attaque-A.html", &s);
+    if (rc == DATUM_OK) rc = datum_tarot_sheet_dir_add_index(dir, "index.html", NULL, 0);
+    if (rc == DATUM_OK) rc = datum_tarot_sheet_dir_commit(&dir);
+    datum_tarot_sheet_dir_abort(&dir);
+    datum_tarot_data_free(&d);
+    remove("sheets/e/attaque-A.html");
+    remove("sheets/index.html");
+    rmdir("sheets/e");
+    rmdir("sheets");
+    return rc;
+}
+
+static void test_tarot(void **state)
+{
+    tu_write("ad.csv", "event,date,etui,contract,position,attacker,defense,score\n"
+                       "E,2026-03-14,1,G,1,A,D1,62\n"
+                       "E,2026-03-14,1,G,2,B,D2,-40\n"
+                       "E,2026-03-14,2,GC,1,B,D1,150\n");
+    tu_write("players.csv", "player,classement\nA,1C\nB,NC\nC,1K\nE,2T\nF,3P\nG,4C\n");
+    tu_write("defenses.csv", "defense,player1,player2,player3\nD1,C,E,F\nD2,G,C,F\n");
+    tu_write("pen.csv", "event,side,id,pm\nE,attack,A,1.5\nE,defense,D2,-1\n");
+    fail_each_allocation(tarot_import, 4);
+    fail_each_allocation(tarot_read_and_sheets, 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         tu_temp_dir_test(test_import),
         tu_temp_dir_test(test_read_and_write),
+        tu_temp_dir_test(test_tarot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,7 +79,7 @@ static void test_columns_by_name(void **state)
     /* Any order, unknown columns anywhere, adjusted rows with or without a score. */
     size_t n =
         read_rows(ctx,
-                  "note,ns_score,adjusted,ew_pair,ns_pair,table,board,section,date,event,match\n"
+                  "note,ns_score,adjusted,ew_pair,ns_pair,table,board,section,date,event,round\n"
                   "x,+170,,W,N,3,7,S,1970-01-01,Ev,m1\n"
                   "y,,A-/A+,W2,N2,4,7,S,1969-12-31,Ev,m1\n"
                   "z,999999999999,A,W3,N3,5,7,S,0001-01-01,Ev,m1\n",

@@ -290,6 +290,65 @@ static void test_save_is_atomic(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+static void check_name(const char *prefix, const char *id, const char *suffix, const char *want)
+{
+    char buf[256];
+    assert_int_equal(datum_tarot_file_name(prefix, id, suffix, buf, sizeof buf), DATUM_OK);
+    assert_string_equal(buf, want);
+}
+
+static void test_file_names(void **state)
+{
+    check_name("attaque-", "7", ".html", "attaque-7.html");
+    check_name("defense-", "D-12", ".html", "defense-D-12.html");
+    check_name("attaque-", "MARTIN Léa", ".html", "attaque-MARTIN_L~C3~A9a.html");
+    /* One to one: '_' and '~' are escaped, so no two identifiers meet. */
+    check_name("", "a b", "", "a_b");
+    check_name("", "a_b", "", "a~5Fb");
+    check_name("", "a~20b", "", "a~7E20b");
+    check_name("", "../x/.y", "", "~2E~2E~2Fx~2F~2Ey");
+    check_name("", "", ".html", ".html");
+    char buf[256], id[80];
+    memset(id, '/', sizeof id - 1);
+    id[sizeof id - 1] = '\0';
+    assert_int_equal(datum_tarot_file_name("", id, "", buf, sizeof buf), DATUM_E_ARG); /* 237 */
+    assert_string_equal(buf, "");
+    assert_int_equal(datum_tarot_file_name("a-", "12", ".html", buf, 9), DATUM_E_ARG);
+    assert_int_equal(datum_tarot_file_name("a-", "12", ".html", buf, 10), DATUM_OK);
+}
+
+static void test_index(void **state)
+{
+    datum_tarot_index_entry attack[2] = {{"attaque-A.html", "A&B", NULL, 4, 12.345, 1},
+                                         {"attaque-C.html", "C", "", 4, -1.5, 0}};
+    datum_tarot_index_entry defense[1] = {{"x/defense-1.html", "1", "Dupont, <Martin>", 3, 7, 1}};
+    datum_tarot_index_event ev = {"Tournoi \"d'été\"", "14/03/2026", attack, defense, 2, 1};
+    datum_ctx *ctx;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    FILE *f = tmpfile();
+    assert_int_equal(datum_tarot_index_write(ctx, &ev, 1, f), DATUM_OK);
+    long n = ftell(f);
+    rewind(f);
+    char *html = calloc((size_t)n + 1, 1);
+    assert_int_equal(fread(html, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    static const char *const expected[] = {
+        "<html lang=\"fr\">", "Tournoi &quot;d&#39;été&quot; – 14/03/2026",
+        "<h3>Classement Attaque</h3>", "<h3>Classement Défense</h3>",
+        "<a href=\"attaque-A.html\">A&amp;B</a></td><td class=\"num\">4</td>"
+        "<td class=\"num\">12,345</td>",
+        "<td class=\"num\">non classé</td>", ">-1,50<",
+        "<a href=\"x/defense-1.html\">1</a> – Dupont, &lt;Martin&gt;"};
+    assert_contains_all(html, expected, sizeof expected / sizeof *expected);
+    assert_true(tags_balance(html));
+    free(html);
+    ev.attack = NULL;
+    f = tmpfile();
+    assert_int_equal(datum_tarot_index_write(ctx, &ev, 1, f), DATUM_E_ARG);
+    fclose(f);
+    datum_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +359,8 @@ int main(void)
         cmocka_unit_test(test_attacker_sheet_of_many_etuis),
         cmocka_unit_test(test_invalid_sheet),
         cmocka_unit_test(test_save_is_atomic),
+        cmocka_unit_test(test_file_names),
+        cmocka_unit_test(test_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

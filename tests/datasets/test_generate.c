@@ -1,0 +1,324 @@
+/* test_generate.c - the synthetic federation: the scoring table against
+ * known scores, the same archive for 1 and 2 threads, and the structure of
+ * the small preset (Howell pairs change direction, Mitchell pairs do not,
+ * teams matches of four tables, every score legal, the truth stored and
+ * recovered by Butler scoring). */
+#include "io_test_util.h"
+#include "generate.h"
+
+#include <math.h>
+#include <string.h>
+
+static void test_bridge_score(void **state)
+{
+    static const struct {
+        int level, strain, doubled, vulnerable, tricks, score;
+    } known[] = {
+        {4, DATUM_SPADES, 0, 0, 10, 420},    {3, DATUM_NOTRUMP, 0, 1, 10, 630},
+        {1, DATUM_NOTRUMP, 1, 1, 6, -200},   {7, DATUM_NOTRUMP, 2, 1, 13, 2980},
+        {2, DATUM_CLUBS, 1, 0, 8, 180},      {1, DATUM_NOTRUMP, 0, 0, 7, 90},
+        {1, DATUM_NOTRUMP, 0, 0, 9, 150},    {2, DATUM_HEARTS, 0, 0, 8, 110},
+        {3, DATUM_DIAMONDS, 0, 1, 10, 130},  {4, DATUM_HEARTS, 0, 1, 11, 650},
+        {5, DATUM_CLUBS, 0, 0, 11, 400},     {6, DATUM_SPADES, 0, 0, 12, 980},
+        {6, DATUM_NOTRUMP, 0, 1, 12, 1440},  {7, DATUM_HEARTS, 0, 1, 13, 2210},
+        {7, DATUM_CLUBS, 0, 0, 13, 1440},    {4, DATUM_SPADES, 0, 1, 9, -100},
+        {3, DATUM_NOTRUMP, 0, 0, 6, -150},   {4, DATUM_SPADES, 1, 0, 7, -500},
+        {4, DATUM_SPADES, 1, 0, 6, -800},    {5, DATUM_DIAMONDS, 1, 1, 8, -800},
+        {4, DATUM_HEARTS, 1, 0, 10, 590},    {4, DATUM_HEARTS, 1, 1, 11, 990},
+        {1, DATUM_SPADES, 2, 1, 8, 1120},    {2, DATUM_DIAMONDS, 1, 1, 9, 380},
+        {2, DATUM_HEARTS, 1, 1, 8, 670},     {1, DATUM_NOTRUMP, 1, 0, 9, 380},
+        {3, DATUM_NOTRUMP, 2, 0, 7, -600},   {7, DATUM_NOTRUMP, 2, 1, 0, -7600},
+        {1, DATUM_CLUBS, 0, 0, 13, 190},     {2, DATUM_SPADES, 1, 0, 8, 470},
+        {1, DATUM_NOTRUMP, 2, 1, 13, 3160}, /* the highest score there is */
+    };
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        int s = datum_bridge_score(known[i].level, (datum_strain)known[i].strain, known[i].doubled,
+                                   known[i].vulnerable, known[i].tricks);
+        if (s != known[i].score)
+            fail_msg("case %zu: %d%d X%d vul %d tricks %d: %d, not %d", i, known[i].level,
+                     known[i].strain, known[i].doubled, known[i].vulnerable, known[i].tricks, s,
+                     known[i].score);
+    }
+    /* Every score: made iff positive, within the bounds (-7600: 13 down
+     * redoubled vulnerable), more tricks always better. */
+    for (int level = 1; level <= 7; level++)
+        for (int strain = 0; strain <= 4; strain++)
+            for (int x = 0; x <= 2; x++)
+                for (int v = 0; v <= 1; v++)
+                    for (int t = 0; t <= 13; t++) {
+                        int s = datum_bridge_score(level, (datum_strain)strain, x, v, t);
+                        assert_true((s > 0) == (t >= 6 + level));
+                        assert_true(s >= -7600 && s <= 3160);
+                        if (t > 0) assert_true(s > datum_bridge_score(level, (datum_strain)strain, x, v, t - 1));
+                    }
+    assert_int_equal(datum_bridge_score(8, DATUM_CLUBS, 0, 0, 13), 0);
+    static const int vul[17] = {0, 0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2};
+    for (int b = 1; b <= 16; b++) {
+        assert_int_equal(datum_board_vulnerability(b), vul[b]);
+        assert_int_equal(datum_board_vulnerability(b + 16), vul[b]);
+    }
+}
+
+static void generate_small(const char *path, int threads, uint64_t seed)
+{
+    datum_ctx *ctx = NULL;
+    datum_generate_options o;
+    assert_int_equal(datum_generate_preset(&o, "small"), DATUM_OK);
+    o.seed = seed;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_ctx_set_threads(ctx, threads), DATUM_OK);
+    int rc = datum_generate(ctx, &o, path, NULL, NULL);
+    if (rc != DATUM_OK) fail_msg("%s", datum_ctx_message(ctx));
+    datum_ctx_free(&ctx);
+}
+
+/* Everything an archive holds, through the public interface, as bytes. */
+typedef struct {
+    char *bytes;
+    size_t len, cap;
+} blob;
+
+static void put(blob *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = 2 * (b->len + n);
+        b->bytes = realloc(b->bytes, b->cap);
+        assert_non_null(b->bytes);
+    }
+    memcpy(b->bytes + b->len, p, n);
+    b->len += n;
+}
+
+static blob contents(const char *path)
+{
+    datum_ctx *ctx = NULL;
+    datum_archive *a = NULL;
+    datum_chunk_reader *r = NULL;
+    datum_archive_info info;
+    datum_chunk c;
+    blob b = {0};
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_archive_open(ctx, path, &a), DATUM_OK);
+    datum_archive_get_info(a, &info);
+    const uint64_t summary[] = {info.n_results, info.n_fields,    info.n_events,
+                                info.n_sections, info.n_pairs,    info.n_teams,
+                                info.n_matches,  (uint64_t)info.first_date, (uint64_t)info.last_date};
+    put(&b, summary, sizeof summary);
+    const char *(*dict[])(const datum_archive *, uint32_t) = {
+        datum_archive_event, datum_archive_section, datum_archive_pair, datum_archive_team,
+        datum_archive_match};
+    const uint32_t size[] = {info.n_events, info.n_sections, info.n_pairs, info.n_teams,
+                             info.n_matches};
+    for (int k = 0; k < 5; k++)
+        for (uint32_t i = 0; i < size[k]; i++) put(&b, dict[k](a, i), strlen(dict[k](a, i)) + 1);
+    double *truth = calloc(info.n_pairs, sizeof *truth);
+    assert_int_equal(datum_archive_read_truth(ctx, a, truth), DATUM_OK);
+    put(&b, truth, info.n_pairs * sizeof *truth);
+    free(truth);
+    assert_int_equal(datum_chunk_reader_create(ctx, a, DATUM_COL_ALL, 50000, &r), DATUM_OK);
+    while (datum_chunk_reader_next(r, &c) == DATUM_OK && c.n_fields) {
+        put(&b, c.offset, (c.n_fields + 1) * sizeof *c.offset);
+        put(&b, c.field_event, c.n_fields * 4);
+        put(&b, c.field_section, c.n_fields * 4);
+        put(&b, c.field_board, c.n_fields * 4);
+        put(&b, c.field_date, c.n_fields * 4);
+        const int32_t *rows[] = {c.table, c.ns_pair, c.ew_pair, c.ns_score, c.date,
+                                 c.ns_team, c.ew_team, c.match};
+        for (int k = 0; k < 8; k++) put(&b, rows[k], c.n_rows * 4);
+        put(&b, c.adjusted, c.n_rows);
+    }
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    datum_ctx_free(&ctx);
+    return b;
+}
+
+static void test_determinism(void **state)
+{
+    generate_small("one.h5", 1, 7);
+    generate_small("two.h5", 2, 7);
+    generate_small("other.h5", 2, 8);
+    blob one = contents("one.h5"), two = contents("two.h5"), other = contents("other.h5");
+    assert_int_equal(one.len, two.len);
+    assert_memory_equal(one.bytes, two.bytes, one.len);
+    assert_true(one.len != other.len || memcmp(one.bytes, other.bytes, one.len) != 0);
+    free(one.bytes);
+    free(two.bytes);
+    free(other.bytes);
+
+    datum_ctx *ctx = NULL;
+    datum_generate_options o;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_generate_preset(&o, "decade"), DATUM_OK);
+    assert_int_equal(o.clubs, 200);
+    assert_int_equal(datum_generate_preset(&o, "national"), DATUM_OK);
+    assert_int_equal(o.clubs, 1000);
+    assert_int_equal(datum_generate_preset(&o, "huge"), DATUM_E_ARG);
+    o.boards = 1;
+    assert_failure(ctx, datum_generate(ctx, &o, "x.h5", NULL, NULL), DATUM_E_ARG,
+                   "generate: clubs 1..9999, years 1..50, sessions a week 1..7, boards 2..99, "
+                   "first year 1900..2100");
+    assert_false(tu_exists("x.h5"));
+    datum_ctx_free(&ctx);
+}
+
+/* Legal North-South scores for each vulnerability (bit 0 NS, bit 1 EW). */
+static unsigned char g_legal[4][2 * 7600 + 1];
+
+static void make_legal(void)
+{
+    for (int v = 0; v < 4; v++) {
+        g_legal[v][7600] = 1; /* passed out */
+        for (int level = 1; level <= 7; level++)
+            for (int strain = 0; strain <= 4; strain++)
+                for (int x = 0; x <= 2; x++)
+                    for (int t = 0; t <= 13; t++) {
+                        g_legal[v][7600 + datum_bridge_score(level, (datum_strain)strain, x, v & 1, t)] = 1;
+                        g_legal[v][7600 - datum_bridge_score(level, (datum_strain)strain, x, v >> 1, t)] = 1;
+                    }
+    }
+}
+
+/* Direction seen for each pair in one (event, section): bit 0 NS, bit 1 EW. */
+typedef struct {
+    unsigned char *dir;
+    uint32_t *touched;
+    size_t n_touched;
+} directions;
+
+static void test_small_structure(void **state)
+{
+    datum_ctx *ctx = NULL;
+    datum_archive *a = NULL;
+    datum_chunk_reader *r = NULL;
+    datum_archive_info info;
+    datum_chunk c;
+    generate_small("s.h5", 2, 1);
+    make_legal();
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_archive_open(ctx, "s.h5", &a), DATUM_OK);
+    datum_archive_get_info(a, &info);
+    printf("# small: %llu results, %llu fields, %u events, %u pairs, %u teams, %u matches\n",
+           (unsigned long long)info.n_results, (unsigned long long)info.n_fields, info.n_events,
+           info.n_pairs, info.n_teams, info.n_matches);
+    assert_true(info.n_results > 70000 && info.n_results < 150000);
+    assert_true(info.has_truth && info.has_teams && info.has_adjusted);
+    assert_true(info.n_teams >= 4 && info.n_matches >= 6);
+
+    double *truth = calloc(info.n_pairs, sizeof *truth), sum = 0, sum2 = 0;
+    assert_int_equal(datum_archive_read_truth(ctx, a, truth), DATUM_OK);
+    for (uint32_t p = 0; p < info.n_pairs; p++) sum += truth[p], sum2 += truth[p] * truth[p];
+    double sd = sqrt(sum2 / info.n_pairs - (sum / info.n_pairs) * (sum / info.n_pairs));
+    assert_true(sd > 0.6 && sd < 1.4);
+
+    directions d = {calloc(info.n_pairs, 1), calloc(info.n_pairs, sizeof(uint32_t)), 0};
+    double *imps = calloc(info.n_pairs, sizeof *imps);
+    int64_t *boards = calloc(info.n_pairs, sizeof *boards);
+    double *datum = NULL, *ns_imps = NULL, *ew_imps = NULL;
+    uint64_t howell = 0, mitchell = 0, teams_rows = 0, adjusted = 0;
+    int64_t group_event = -1, group_section = -1;
+    datum_method m;
+    assert_int_equal(datum_method_init(&m, "mean"), DATUM_OK);
+    assert_int_equal(datum_chunk_reader_create(ctx, a, DATUM_COL_ALL, 1 << 16, &r), DATUM_OK);
+    for (;;) {
+        assert_int_equal(datum_chunk_reader_next(r, &c), DATUM_OK);
+        /* An (event, section) ends: its pairs all changed direction (a
+         * Howell) or none did (a Mitchell, a congress, a league round). */
+        for (uint64_t f = 0; f <= c.n_fields; f++) {
+            int last = c.n_fields == 0;
+            if (!last && f == c.n_fields) break;
+            if (last || c.field_event[f] != group_event || c.field_section[f] != group_section) {
+                size_t both = 0;
+                for (size_t i = 0; i < d.n_touched; i++) both += d.dir[d.touched[i]] == 3;
+                if (both && both != d.n_touched)
+                    fail_msg("%s section %lld: %zu of %zu pairs changed direction",
+                             datum_archive_event(a, (uint32_t)group_event), (long long)group_section,
+                             both, d.n_touched);
+                if (d.n_touched && strncmp(datum_archive_event(a, (uint32_t)group_event), "Club", 4) == 0)
+                    *(both ? &howell : &mitchell) += 1;
+                else if (d.n_touched) assert_int_equal(both, 0);
+                for (size_t i = 0; i < d.n_touched; i++) d.dir[d.touched[i]] = 0;
+                d.n_touched = 0;
+                if (last) break;
+                group_event = c.field_event[f];
+                group_section = c.field_section[f];
+            }
+            int league = strncmp(datum_archive_event(a, c.field_event[f]), "League", 6) == 0;
+            int vul = datum_board_vulnerability(c.field_board[f]);
+            assert_true(c.offset[f + 1] - c.offset[f] >= 2);
+            for (uint64_t i = c.offset[f]; i < c.offset[f + 1]; i++) {
+                const int32_t seat[2] = {c.ns_pair[i], c.ew_pair[i]};
+                for (int s = 0; s < 2; s++) {
+                    if (!d.dir[seat[s]]) d.touched[d.n_touched++] = (uint32_t)seat[s];
+                    d.dir[seat[s]] |= (unsigned char)(1 << s);
+                }
+                if (c.adjusted[i]) adjusted++;
+                else if (!g_legal[vul][7600 + c.ns_score[i]])
+                    fail_msg("row %llu: %d is not a legal score on board %d",
+                             (unsigned long long)(c.first_row + i), c.ns_score[i], c.field_board[f]);
+                assert_int_equal(c.match[i] >= 0, league);
+                assert_true(c.date[i] >= info.first_date && c.date[i] <= info.last_date);
+            }
+            if (!league) continue;
+            /* Matches of four tables: tables 4k+1..4k+4, the home team NS at
+             * the first two, the visitors at the other two. */
+            for (uint64_t i = c.offset[f]; i < c.offset[f + 1]; i += 4) {
+                assert_true(i + 4 <= c.offset[f + 1]);
+                for (int t = 0; t < 4; t++) {
+                    assert_int_equal(c.match[i + t], c.match[i]);
+                    assert_int_equal((c.table[i + t] - 1) % 4, t);
+                    int32_t home = t < 2 ? c.ns_team[i + t] : c.ew_team[i + t];
+                    int32_t away = t < 2 ? c.ew_team[i + t] : c.ns_team[i + t];
+                    assert_int_equal(home, c.ns_team[i]);
+                    assert_int_equal(away, c.ew_team[i]);
+                    assert_true(home != away);
+                }
+                teams_rows += 4;
+            }
+        }
+        if (c.n_fields == 0) break;
+        /* Butler, as datum score does it. */
+        datum = realloc(datum, c.n_fields * sizeof *datum);
+        ns_imps = realloc(ns_imps, c.n_rows * sizeof *ns_imps);
+        ew_imps = realloc(ew_imps, c.n_rows * sizeof *ew_imps);
+        datum_fields in = {c.n_fields, c.offset, c.ns_score, c.adjusted};
+        assert_int_equal(datum_score_fields(ctx, &m, &in, datum, ns_imps, ew_imps), DATUM_OK);
+        datum_pairs_accumulate(c.n_rows, c.ns_pair, c.ew_pair, ns_imps, ew_imps, imps, boards);
+    }
+    printf("# %llu Howell and %llu Mitchell club sections, %llu teams rows, %llu adjusted\n",
+           (unsigned long long)howell, (unsigned long long)mitchell,
+           (unsigned long long)teams_rows, (unsigned long long)adjusted);
+    assert_true(howell > 10 && mitchell > 10 && teams_rows > 1000 && adjusted > 0);
+
+    /* The truth shows through: Butler per board follows the strengths. */
+    double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, n = 0;
+    for (uint32_t p = 0; p < info.n_pairs; p++) {
+        if (boards[p] < 200) continue;
+        double x = truth[p], y = imps[p] / (double)boards[p];
+        sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y, n++;
+    }
+    double corr = (sxy - sx * sy / n) / sqrt((sxx - sx * sx / n) * (syy - sy * sy / n));
+    printf("# Butler per board against the truth: correlation %.3f over %.0f pairs\n", corr, n);
+    assert_true(n > 50 && corr > 0.6);
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    datum_ctx_free(&ctx);
+    free(truth);
+    free(d.dir);
+    free(d.touched);
+    free(imps);
+    free(boards);
+    free(datum);
+    free(ns_imps);
+    free(ew_imps);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bridge_score),
+        tu_temp_dir_test(test_determinism),
+        tu_temp_dir_test(test_small_structure),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
