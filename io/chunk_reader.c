@@ -17,6 +17,17 @@ _Static_assert(DATUM_COL_TABLE == 1u << IO_R_TABLE && DATUM_COL_NS_SCORE == 1u <
 
 #define N_FIELD_DATA IO_F_OFFSET /* the /fields columns before the offsets */
 
+/* Whole decoded chunks of one column (h5chunk.c): consecutive reads then
+ * decompress each chunk once, a batch of chunks at a time, in parallel. */
+typedef struct {
+    int state;          /* 0: not tried yet; 1: direct; -1: the library's path */
+    io_chunked codec;
+    int is_signed;
+    uint64_t length;    /* elements in the dataset */
+    unsigned char *raw; /* chunks first .. first+count-1, in the file's layout */
+    uint64_t first, count, cap;
+} chunk_window;
+
 /* A growable array of one column. */
 typedef struct {
     void *data;
@@ -35,7 +46,81 @@ struct datum_chunk_reader {
     size_t offset_cap;
     column_buf field[N_FIELD_DATA];
     column_buf row[IO_N_RESULT_COLS];
+    chunk_window field_win[N_FIELD_DATA];
+    chunk_window row_win[IO_N_RESULT_COLS];
 };
+
+/* Sets up the direct path for ds: 1, or -1 when the library must read it (a
+ * pipeline h5chunk.c does not reproduce, or a type that is not a
+ * little-endian integer). */
+static int window_open(hid_t ds, chunk_window *w)
+{
+    hid_t type = H5Dget_type(ds);
+    int ok = type >= 0 && H5Tget_class(type) == H5T_INTEGER && H5Tget_order(type) == H5T_ORDER_LE &&
+             io_chunked_open(ds, &w->codec) == 0 && io_h5_length(ds, &w->length) >= 0;
+    if (ok) w->is_signed = H5Tget_sign(type) == H5T_SGN_2;
+    if (type >= 0) H5Tclose(type);
+    return ok ? 1 : -1;
+}
+
+/* Reads a little-endian integer of `size` bytes. */
+static int64_t load_int(const unsigned char *p, size_t size, int is_signed)
+{
+    uint64_t v = 0;
+    for (size_t b = 0; b < size; b++) v |= (uint64_t)p[b] << (8 * b);
+    if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1) v |= ~(uint64_t)0 << (8 * size);
+    return (int64_t)v;
+}
+
+/* Converts n file values to the chunk's C type, saturating like HDF5 (the
+ * range check that follows rejects what does not fit). */
+static void widen(const chunk_window *w, const unsigned char *in, size_t n, int kind, void *out)
+{
+    size_t size = w->codec.elem;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = load_int(in + i * size, size, w->is_signed);
+        switch (kind) {
+        case IO_KIND_U8: ((uint8_t *)out)[i] = (uint8_t)(v < 0 ? 0 : v > UINT8_MAX ? UINT8_MAX : v); break;
+        case IO_KIND_U32: ((uint32_t *)out)[i] = (uint32_t)(v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v); break;
+        case IO_KIND_U64: ((uint64_t *)out)[i] = (uint64_t)(v < 0 ? 0 : v); break;
+        default: ((int32_t *)out)[i] = (int32_t)(v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v);
+        }
+    }
+}
+
+/* Elements first..first+n-1 of ds into out (C type `kind`). < 0 on failure. */
+static int read_range(datum_chunk_reader *r, hid_t ds, chunk_window *w, int kind, uint64_t first,
+                      size_t n, void *out)
+{
+    if (w->state == 0) w->state = window_open(ds, w);
+    if (w->state < 0 || n == 0) return io_h5_read_range(ds, io_kind_memtype(kind), first, n, out);
+    int threads = datum_ctx_threads(r->ctx);
+    uint64_t chunk = w->codec.chunk, n_chunks = (w->length + chunk - 1) / chunk;
+    uint64_t batch = 2 * (uint64_t)threads; /* two chunks per thread per round */
+    if (first + n > w->length) return -1;
+    for (size_t done = 0; done < n;) {
+        uint64_t pos = first + done, c = pos / chunk;
+        if (c < w->first || c >= w->first + w->count) {
+            uint64_t count = n_chunks - c < batch ? n_chunks - c : batch;
+            if (count > w->cap) {
+                free(w->raw);
+                w->raw = malloc((size_t)(count * chunk) * w->codec.elem);
+                w->cap = w->raw ? count : 0;
+                if (!w->raw) return -1;
+            }
+            w->first = c;
+            w->count = 0; /* invalid until decoded */
+            if (io_chunked_read(&w->codec, c, (size_t)count, w->raw, threads) < 0) return -1;
+            w->count = count;
+        }
+        uint64_t end = (w->first + w->count) * chunk;
+        size_t take = (size_t)(end - pos < n - done ? end - pos : n - done);
+        widen(w, w->raw + (size_t)(pos - w->first * chunk) * w->codec.elem, take, kind,
+              (unsigned char *)out + done * io_kind_size(kind));
+        done += take;
+    }
+    return 0;
+}
 
 static int64_t kind_value(int kind, const void *buf, size_t i)
 {
@@ -48,12 +133,13 @@ static int64_t kind_value(int kind, const void *buf, size_t i)
 
 /* Reads elements first..first+n-1 of a column into b and checks them. */
 static int read_column(datum_chunk_reader *r, hid_t ds, const io_dataset_desc *d,
-                       const io_value_rule *rule, uint64_t first, size_t n, column_buf *b)
+                       const io_value_rule *rule, uint64_t first, size_t n, column_buf *b,
+                       chunk_window *w)
 {
     int64_t lo = rule->lo, hi = rule->dict >= 0 ? (int64_t)r->a->dict_len[rule->dict] - 1 : rule->hi;
     if (io_reserve(r->ctx, &b->data, &b->cap, n, io_kind_size(rule->kind)) != DATUM_OK)
         return DATUM_E_NOMEM;
-    if (io_h5_read_range(ds, io_kind_memtype(rule->kind), first, n, b->data) < 0)
+    if (read_range(r, ds, w, rule->kind, first, n, b->data) < 0)
         return io_archive_damaged(r->ctx, r->a, "cannot read %s, elements %llu to %llu", d->path,
                                   (unsigned long long)first, (unsigned long long)(first + n - 1));
     for (size_t i = 0; i < n; i++) {
@@ -150,11 +236,11 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
     size_t n_rows = (size_t)r->offset[k];
     for (int c = 0; c < N_FIELD_DATA && rc == DATUM_OK; c++)
         rc = read_column(r, a->fields[c], &io_field_cols[c], &io_field_rules[c], f0, k,
-                         &r->field[c]);
+                         &r->field[c], &r->field_win[c]);
     for (int c = 0; c < IO_N_RESULT_COLS && rc == DATUM_OK; c++)
         if (wanted(r, c))
             rc = read_column(r, a->results[c], &io_result_cols[c], &io_result_rules[c], row0,
-                             n_rows, &r->row[c]);
+                             n_rows, &r->row[c], &r->row_win[c]);
     if (rc != DATUM_OK) return rc;
 
     const void *row[IO_N_RESULT_COLS] = {0};
@@ -185,8 +271,14 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
 void datum_chunk_reader_free(datum_chunk_reader **r)
 {
     if (!r || !*r) return;
-    for (int c = 0; c < N_FIELD_DATA; c++) free((*r)->field[c].data);
-    for (int c = 0; c < IO_N_RESULT_COLS; c++) free((*r)->row[c].data);
+    for (int c = 0; c < N_FIELD_DATA; c++) {
+        free((*r)->field[c].data);
+        free((*r)->field_win[c].raw);
+    }
+    for (int c = 0; c < IO_N_RESULT_COLS; c++) {
+        free((*r)->row[c].data);
+        free((*r)->row_win[c].raw);
+    }
     free((*r)->offset);
     free((*r)->win);
     free(*r);
