@@ -110,7 +110,12 @@ static int read_range(datum_chunk_reader *r, hid_t ds, chunk_window *w, int kind
             }
             w->first = c;
             w->count = 0; /* invalid until decoded */
-            if (io_chunked_read(&w->codec, c, (size_t)count, w->raw, threads) < 0) return -1;
+            /* A damaged chunk further on fails the batch: decode only the chunk
+             * needed now, so the error names the rows the damage is in. */
+            if (io_chunked_read(&w->codec, c, (size_t)count, w->raw, threads) < 0) {
+                if (count == 1 || io_chunked_read(&w->codec, c, 1, w->raw, 1) < 0) return -1;
+                count = 1;
+            }
             w->count = count;
         }
         uint64_t end = (w->first + w->count) * chunk;
@@ -136,7 +141,8 @@ static int read_column(datum_chunk_reader *r, hid_t ds, const io_dataset_desc *d
                        const io_value_rule *rule, uint64_t first, size_t n, column_buf *b,
                        chunk_window *w)
 {
-    int64_t lo = rule->lo, hi = rule->dict >= 0 ? (int64_t)r->a->dict_len[rule->dict] - 1 : rule->hi;
+    int64_t lo = rule->lo;
+    int64_t hi = rule->dict >= 0 ? (int64_t)r->a->dict_len[rule->dict] - 1 : rule->hi;
     if (io_reserve(r->ctx, &b->data, &b->cap, n, io_kind_size(rule->kind)) != DATUM_OK)
         return DATUM_E_NOMEM;
     if (read_range(r, ds, w, rule->kind, first, n, b->data) < 0)
