@@ -13,12 +13,14 @@ int datum_bridge_score(int level, datum_strain strain, int doubled, int vulnerab
         if (!doubled) return -(vulnerable ? 100 : 50) * down;
         /* Doubled, vulnerable: 200 then 300 a trick; not vulnerable: 100,
          * 200, 200, then 300. Redoubled: twice that. */
-        int penalty = vulnerable ? 200 + 300 * (down - 1)
-                                 : 100 + 200 * (down > 3 ? 2 : down - 1) + 300 * (down > 3 ? down - 3 : 0);
+        int penalty = vulnerable
+                          ? 200 + 300 * (down - 1)
+                          : 100 + 200 * (down > 3 ? 2 : down - 1) + 300 * (down > 3 ? down - 3 : 0);
         return -factor * penalty;
     }
     int per_trick = strain >= DATUM_HEARTS ? 30 : 20; /* majors and notrump; minors */
-    int contract = (per_trick * level + (strain == DATUM_NOTRUMP ? 10 : 0)) * (doubled ? 2 * factor : 1);
+    int contract =
+        (per_trick * level + (strain == DATUM_NOTRUMP ? 10 : 0)) * (doubled ? 2 * factor : 1);
     int score = contract + (contract >= 100 ? (vulnerable ? 500 : 300) : 50);
     if (level == 6) score += vulnerable ? 750 : 500;
     if (level == 7) score += vulnerable ? 1500 : 1000;

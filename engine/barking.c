@@ -23,40 +23,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The wbf scale with its options, two ways: integer thresholds (an integer
- * difference x is worth sum_t [x >= T_t] - [x <= -T_t] IMPs before halving,
- * T_t = ceil(B_t / 2) when doubled) and a table of IMPs by
- * floor(mult * |x| / 5) (every boundary B_t is a multiple of 5). */
+/* The wbf scale with its options as integer thresholds: an integer
+ * difference x is worth sum_t [x >= T_t] - [x <= -T_t] IMPs before halving
+ * (T_t = ceil(B_t / 2) when the difference is doubled). */
 typedef struct {
     int64_t T[DATUM_WBF_BANDS];
-    int64_t mult;
     int halved;
-    uint8_t band[DATUM_WBF_FIFTHS + 1];
 } bark_scale;
 
-/* Sizes that choose how the fast kernel counts (see choose()). */
-enum { DENSE_MAX = 4096 };
+/* Workspace sizes: grid steps of the counting path; bytes of a field's IMP
+ * table (at most 3995 + 1 entries, see field_scale). */
+enum { DENSE_MAX = 4096, BAND_TABLE = 4096 };
 
 static int bark_scale_init(const datum_scale *scale, bark_scale *b)
 {
     if (scale->kind != DATUM_SCALE_WBF) return DATUM_E_ARG;
-    b->mult = scale->doubled ? 2 : 1;
+    int mult = scale->doubled ? 2 : 1;
+    for (int t = 0; t < DATUM_WBF_BANDS; t++) b->T[t] = (datum_wbf_boundary(t) + mult - 1) / mult;
     b->halved = scale->halved != 0;
-    int from = 0; /* band t covers fifths [B_{t-1}/5, B_t/5) */
-    for (int t = 0; t <= DATUM_WBF_BANDS; t++) {
-        int to = t < DATUM_WBF_BANDS ? datum_wbf_boundary(t) / 5 : DATUM_WBF_FIFTHS + 1;
-        memset(b->band + from, t, (size_t)(to - from));
-        from = to;
-        if (t < DATUM_WBF_BANDS) b->T[t] = (datum_wbf_boundary(t) + b->mult - 1) / b->mult;
-    }
     return DATUM_OK;
-}
-
-/* IMPs of a difference d >= 0 (before halving), mult 1 or 2 (doubled). */
-static inline int64_t imps_of(const bark_scale *b, int64_t d, int64_t mult)
-{
-    int64_t q = d * mult / 5;
-    return b->band[q < DATUM_WBF_FIFTHS ? q : DATUM_WBF_FIFTHS];
 }
 
 int64_t datum_barking_terms(size_t n)
@@ -69,7 +54,7 @@ int64_t datum_barking_terms(size_t n)
 size_t datum_barking_work_len(size_t n)
 {
     size_t pairs = n * (n + 1) / 2; /* distinct (a <= b) score pairs, at most */
-    return 4 * n + 4 * pairs + 1 + 2 * (size_t)DENSE_MAX + 1;
+    return 4 * n + 4 * pairs + 1 + 2 * (size_t)DENSE_MAX + 1 + BAND_TABLE / 8;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -131,51 +116,89 @@ static void sort_i64(int64_t *a, size_t n)
     }
 }
 
+/* The fast kernel works in grid units: every score of a field is
+ * u_0 + g*k (g the gcd of the differences; 10 or more for bridge scores), so
+ * every difference of sums of scores is a multiple of g, and reaches T_t
+ * exactly when its number of grid steps reaches T'_t = ceil(T_t / g).
+ * band[k] = IMPs of k steps (before halving) for k < len; no difference
+ * asked for exceeds len - 1 unless it is worth 24 as well. */
+typedef struct {
+    int64_t T[DATUM_WBF_BANDS];
+    int64_t len;
+    uint8_t *band; /* BAND_TABLE bytes */
+} field_scale;
+
+/* ceil(x / g) for 0 <= x < 2^31, 1 <= g, without 24 integer divisions. */
+static int64_t ceil_div(int64_t x, int64_t g, double inverse)
+{
+    int64_t q = (int64_t)((double)x * inverse);
+    while (q * g < x) q++;
+    while (q > 0 && (q - 1) * g >= x) q--;
+    return q;
+}
+
+static void field_scale_init(field_scale *fs, const bark_scale *b, int64_t g, int64_t max_steps,
+                             uint8_t *band)
+{
+    double inverse = 1.0 / (double)g;
+    for (int t = 0; t < DATUM_WBF_BANDS; t++) fs->T[t] = ceil_div(b->T[t], g, inverse);
+    int64_t last = fs->T[DATUM_WBF_BANDS - 1];
+    fs->len = (max_steps < last ? max_steps : last) + 1;
+    fs->band = band;
+    int64_t from = 0; /* band t covers steps [T'_{t-1}, T'_t) */
+    for (int t = 0; t <= DATUM_WBF_BANDS && from < fs->len; t++) {
+        int64_t to = t < DATUM_WBF_BANDS && fs->T[t] < fs->len ? fs->T[t] : fs->len;
+        memset(band + from, t, (size_t)(to - from));
+        from = to;
+    }
+}
+
+/* IMPs of k >= 0 grid steps, before halving; branch-free. */
+static inline int64_t step_imps(const field_scale *fs, int64_t k)
+{
+    return fs->band[k < fs->len ? k : fs->len - 1];
+}
+
 /* Three ways to count F or X, chosen by an estimate of their cost (all
  * exact, all tested against the literal enumeration):
- *  - direct: sorted values compared pairwise through the band table, d^2/2
- *    branch-free steps;
- *  - grid: when every value is base + g*k for k < steps <= DENSE_MAX (bridge
- *    scores are multiples of 10, so every real field qualifies), cumulative
- *    weights per grid step give each value's IMPs in 2 * 24 branch-free
- *    look-ups, no sort;
+ *  - direct: values compared pairwise through the band table, d^2/2
+ *    branch-free steps, no sort;
+ *  - grid: when the values span at most DENSE_MAX grid steps (a field of
+ *    bridge scores always does), cumulative weights per step give each
+ *    value's IMPs in 2 * 24 branch-free look-ups, with no sort;
  *  - sweep: sorted distinct values, one pair of monotone pointers per
- *    threshold (any integers, any spread). */
+ *    threshold (any spread). */
 typedef enum { BY_DIRECT, BY_GRID, BY_SWEEP } method;
 
-/* d values (to be sorted first when `sorted` is 0) on a grid of `steps`. */
+/* d values spanning `steps` (to be sorted first for a sweep when `sorted`
+ * is 0; the direct way takes them in any order). */
 static method choose(int64_t d, int64_t steps, int sorted)
 {
     int64_t lg = 1;
     while (((int64_t)1 << lg) < d) lg++;
-    int64_t sort = sorted ? 0 : 4 * d * lg;
-    int64_t direct = 3 * d * d / 2 + sort, sweep = 360 * d + sort;
+    int64_t direct = d * d, sweep = 360 * d + (sorted ? 0 : 16 * d * lg);
     int64_t grid = steps <= DENSE_MAX ? 2 * steps + 48 * (d < steps ? d : steps) + d : INT64_MAX;
     if (grid < direct && grid < sweep) return BY_GRID;
     return direct <= sweep ? BY_DIRECT : BY_SWEEP;
 }
 
 typedef struct {
-    int64_t g, base, steps;         /* value = base + g * k, 0 <= k < steps */
-    int64_t shift[DATUM_WBF_BANDS]; /* k steps reach threshold t iff k >= shift[t] */
-    int bands;                      /* thresholds reached within the span */
-    int64_t *cum;                   /* cum[k]: weight at grid indices < k, k = 0..steps */
+    int64_t base, steps;  /* values base .. base + steps - 1 */
+    const int64_t *shift; /* the field's T' */
+    int bands;            /* thresholds reached within the span */
+    int64_t *cum;         /* cum[k]: weight at values below base + k, k = 0..steps */
 } grid;
 
-static void grid_init(grid *gr, const bark_scale *b, int64_t g, int64_t base, int64_t steps,
-                      int64_t *cum)
+static void grid_init(grid *gr, const field_scale *fs, int64_t base, int64_t steps, int64_t *cum)
 {
-    *gr = (grid){.g = g, .base = base, .steps = steps, .cum = cum};
-    for (int t = 0; t < DATUM_WBF_BANDS; t++) {
-        gr->shift[t] = (b->T[t] + g - 1) / g;
-        if (gr->shift[t] < steps) gr->bands = t + 1;
-    }
+    *gr = (grid){.base = base, .steps = steps, .shift = fs->T, .cum = cum};
+    while (gr->bands < DATUM_WBF_BANDS && fs->T[gr->bands] < steps) gr->bands++;
     memset(cum, 0, (size_t)(steps + 1) * sizeof *cum);
 }
 
 static void grid_add(grid *gr, int64_t value, int64_t weight)
 {
-    gr->cum[(value - gr->base) / gr->g + 1] += weight;
+    gr->cum[value - gr->base + 1] += weight;
 }
 
 static void grid_close(grid *gr)
@@ -186,7 +209,7 @@ static void grid_close(grid *gr)
 /* sum over the grid's weights w_f at v_f of w_f * imp(value - v_f). */
 static int64_t grid_imps(const grid *gr, int64_t value)
 {
-    int64_t k = (value - gr->base) / gr->g, total = gr->cum[gr->steps], sum = 0;
+    int64_t k = value - gr->base, total = gr->cum[gr->steps], sum = 0;
     for (int t = 0; t < gr->bands; t++) {
         int64_t lo = k - gr->shift[t] + 1, hi = k + gr->shift[t]; /* at most k - s; at least k + s */
         sum += gr->cum[lo > 0 ? lo : 0] - (total - gr->cum[hi < gr->steps ? hi : gr->steps]);
@@ -195,36 +218,62 @@ static int64_t grid_imps(const grid *gr, int64_t value)
 }
 
 /* out[e] = sum_f w[f] * imp(v[e] - v[f]) for ascending v[0..d), comparing
- * every pair; mult a constant in each inlined copy. */
-static inline void direct_cross_by(const bark_scale *b, const int64_t *v, const int64_t *w,
-                                   size_t d, int64_t *out, int64_t mult)
+ * every pair; `unit` (every weight 1) a constant in each inlined copy. */
+static inline void direct_cross_by(const field_scale *fs, const int64_t *v, const int64_t *w,
+                                   size_t d, int64_t *out, int unit)
 {
     memset(out, 0, d * sizeof *out);
     for (size_t e = 0; e < d; e++) {
-        int64_t sum = 0;
+        int64_t sum = 0, we = unit ? 1 : w[e];
         for (size_t f = e + 1; f < d; f++) {
-            int64_t x = imps_of(b, v[f] - v[e], mult);
-            sum -= w[f] * x;
-            out[f] += w[e] * x;
+            int64_t x = step_imps(fs, v[f] - v[e]);
+            sum -= unit ? x : w[f] * x;
+            out[f] += unit ? x : we * x;
         }
         out[e] += sum;
     }
 }
 
-static void direct_cross(const bark_scale *b, const int64_t *v, const int64_t *w, size_t d,
-                         int64_t *out)
+/* The same for values in any order (no sort needed): the sign of each
+ * difference is taken branch-free. */
+static inline void direct_cross_any_by(const field_scale *fs, const int64_t *v, const int64_t *w,
+                                       size_t d, int64_t *out, int unit)
 {
-    if (b->mult == 2) direct_cross_by(b, v, w, d, out, 2);
-    else direct_cross_by(b, v, w, d, out, 1);
+    memset(out, 0, d * sizeof *out);
+    for (size_t e = 0; e < d; e++) {
+        int64_t sum = 0, we = unit ? 1 : w[e];
+        for (size_t f = e + 1; f < d; f++) {
+            int64_t diff = v[f] - v[e];
+            int64_t x = step_imps(fs, diff < 0 ? -diff : diff);
+            x = diff < 0 ? -x : x;
+            sum -= unit ? x : w[f] * x;
+            out[f] += unit ? x : we * x;
+        }
+        out[e] += sum;
+    }
+}
+
+static void direct_cross(const field_scale *fs, const int64_t *v, const int64_t *w, size_t d,
+                         int sorted, int64_t *out)
+{
+    size_t ones = 0;
+    while (ones < d && w[ones] == 1) ones++;
+    if (sorted) {
+        if (ones == d) direct_cross_by(fs, v, w, d, out, 1);
+        else direct_cross_by(fs, v, w, d, out, 0);
+    } else {
+        if (ones == d) direct_cross_any_by(fs, v, w, d, out, 1);
+        else direct_cross_any_by(fs, v, w, d, out, 0);
+    }
 }
 
 /* out[e] as above for distinct ascending v[0..d), by monotone pointers. w has
  * d + 1 slots and is overwritten. */
-static void sweep_cross(const bark_scale *b, const int64_t *v, int64_t *w, size_t d,
+static void sweep_cross(const field_scale *fs, const int64_t *v, int64_t *w, size_t d,
                         int64_t *out)
 {
     int bands = 0; /* thresholds that some difference reaches */
-    while (bands < DATUM_WBF_BANDS && v[d - 1] - v[0] >= b->T[bands]) bands++;
+    while (bands < DATUM_WBF_BANDS && v[d - 1] - v[0] >= fs->T[bands]) bands++;
     size_t below[DATUM_WBF_BANDS] = {0}, under[DATUM_WBF_BANDS] = {0};
     int64_t *pre = w, total = 0; /* pre[f]: weight of v[0..f) */
     for (size_t f = 0; f < d; f++) {
@@ -236,37 +285,36 @@ static void sweep_cross(const bark_scale *b, const int64_t *v, int64_t *w, size_
     for (size_t e = 0; e < d; e++) {
         int64_t sum = 0;
         for (int t = 0; t < bands; t++) {
-            while (below[t] < d && v[below[t]] <= v[e] - b->T[t]) below[t]++;
-            while (under[t] < d && v[under[t]] < v[e] + b->T[t]) under[t]++;
+            while (below[t] < d && v[below[t]] <= v[e] - fs->T[t]) below[t]++;
+            while (under[t] < d && v[under[t]] < v[e] + fs->T[t]) under[t]++;
             sum += pre[below[t]] - (total - pre[under[t]]);
         }
         out[e] = sum;
     }
 }
 
-/* Weighted cross-IMPs of distinct ascending v[0..d), all congruent modulo g:
+/* Weighted cross-IMPs of distinct ascending v[0..d) (grid units):
  * out[e] = sum_f w[f] * imp(v[e] - v[f]), before halving. w has d + 1 slots
  * and may be overwritten; dense: DENSE_MAX + 1 scratch. */
-static void weighted_cross(const bark_scale *b, const int64_t *v, int64_t *w, size_t d, int64_t g,
+static void weighted_cross(const field_scale *fs, const int64_t *v, int64_t *w, size_t d,
                            int64_t *dense, int64_t *out)
 {
-    int64_t steps = (v[d - 1] - v[0]) / g + 1;
+    int64_t steps = v[d - 1] - v[0] + 1;
     switch (choose((int64_t)d, steps, 1)) {
-    case BY_DIRECT: direct_cross(b, v, w, d, out); return;
-    case BY_SWEEP: sweep_cross(b, v, w, d, out); return;
+    case BY_DIRECT: direct_cross(fs, v, w, d, 1, out); return;
+    case BY_SWEEP: sweep_cross(fs, v, w, d, out); return;
     case BY_GRID: break;
     }
     grid gr;
-    grid_init(&gr, b, g, v[0], steps, dense);
+    grid_init(&gr, fs, v[0], steps, dense);
     for (size_t f = 0; f < d; f++) grid_add(&gr, v[f], w[f]);
     grid_close(&gr);
     for (size_t e = 0; e < d; e++) out[e] = grid_imps(&gr, v[e]);
 }
 
-/* Pair keys: the pair sum (offset to be non-negative) above the two 20-bit
+/* Pair keys: the pair sum in grid steps (< 2^22) above the two 20-bit
  * indices a <= b of the distinct scores it adds. */
 enum { KEY_SHIFT = 40, INDEX_BITS = 20 };
-#define KEY_OFFSET ((int64_t)1 << 21)
 #define INDEX_MASK (((int64_t)1 << INDEX_BITS) - 1)
 
 static size_t find_value(const int64_t *u, size_t m, int64_t x)
@@ -293,8 +341,7 @@ static int64_t gcd(int64_t a, int64_t b)
 /* The field's distinct scores, their counts and what is built from them. */
 typedef struct {
     size_t m;             /* distinct scores */
-    const int64_t *u, *c; /* u[0..m) ascending, c[a] tables scoring u[a] */
-    int64_t g;            /* every score is u[0] + g * k */
+    const int64_t *u, *c; /* u[0..m) ascending (grid steps from the lowest), c[a] tables scoring u[a] */
     int64_t *G;           /* out: G[a] = sum_{j != i} F(s_i + s_j) for s_i = u[a] */
 } field_values;
 
@@ -320,13 +367,27 @@ static void add_pair_to_G(const field_values *fv, size_t a, size_t a2, int64_t F
     for (size_t a = 0; a < (fv)->m; a++)                             \
         for (size_t a2 = (fv)->c[a] > 1 ? a : a + 1; a2 < (fv)->m; a2++)
 
-/* G by counting on the grid of pair sums. F is computed once per grid point
- * when pair sums must repeat, else once per pair. */
-static void pairs_on_grid(const bark_scale *b, const field_values *fv, size_t pairs, int64_t steps,
-                          int64_t *dense)
+/* G with F compared directly over the pair sums in generation order. */
+static void pairs_direct(const field_scale *fs, const field_values *fv, int64_t *z, int64_t *W,
+                         int64_t *F)
+{
+    size_t p = 0;
+    FOR_EACH_PAIR(fv, a, a2) {
+        z[p] = fv->u[a] + fv->u[a2];
+        W[p++] = pair_weight(fv, a, a2);
+    }
+    direct_cross(fs, z, W, p, 0, F);
+    p = 0;
+    FOR_EACH_PAIR(fv, a, a2) add_pair_to_G(fv, a, a2, F[p++]);
+}
+
+/* G by counting on the grid of pair sums 0 .. steps - 1. F is computed once
+ * per grid point when pair sums must repeat, else once per pair. */
+static void pairs_on_grid(const field_scale *fs, const field_values *fv, size_t pairs,
+                          int64_t steps, int64_t *dense)
 {
     grid gr;
-    grid_init(&gr, b, fv->g, 2 * fv->u[0], steps, dense);
+    grid_init(&gr, fs, 0, steps, dense);
     FOR_EACH_PAIR(fv, a, a2) grid_add(&gr, fv->u[a] + fv->u[a2], pair_weight(fv, a, a2));
     grid_close(&gr);
     int64_t *memo = (int64_t)pairs > steps ? dense + DENSE_MAX + 1 : NULL;
@@ -335,9 +396,8 @@ static void pairs_on_grid(const bark_scale *b, const field_values *fv, size_t pa
     FOR_EACH_PAIR(fv, a, a2) {
         int64_t sum = fv->u[a] + fv->u[a2], F;
         if (memo) {
-            int64_t *slot = &memo[(sum - gr.base) / gr.g];
-            if (*slot == INT64_MIN) *slot = grid_imps(&gr, sum);
-            F = *slot;
+            if (memo[sum] == INT64_MIN) memo[sum] = grid_imps(&gr, sum);
+            F = memo[sum];
         } else {
             F = grid_imps(&gr, sum);
         }
@@ -345,18 +405,18 @@ static void pairs_on_grid(const bark_scale *b, const field_values *fv, size_t pa
     }
 }
 
-/* G from the sorted distinct pair sums z (compared directly or swept). */
-static void pairs_sorted(const bark_scale *b, const field_values *fv, int64_t *keys, int64_t *z,
+/* G from the sorted distinct pair sums z (swept, or whatever is cheapest
+ * for them once duplicates are merged). */
+static void pairs_sorted(const field_scale *fs, const field_values *fv, int64_t *keys, int64_t *z,
                          int64_t *W, int64_t *F, int64_t *dense)
 {
     size_t p = 0, d = 0;
     FOR_EACH_PAIR(fv, a, a2) {
-        keys[p++] = ((fv->u[a] + fv->u[a2] + KEY_OFFSET) << KEY_SHIFT) |
-                    ((int64_t)a << INDEX_BITS) | (int64_t)a2;
+        keys[p++] = ((fv->u[a] + fv->u[a2]) << KEY_SHIFT) | ((int64_t)a << INDEX_BITS) | (int64_t)a2;
     }
     sort_i64(keys, p);
     for (size_t q = 0; q < p; q++) {
-        int64_t value = (keys[q] >> KEY_SHIFT) - KEY_OFFSET;
+        int64_t value = keys[q] >> KEY_SHIFT;
         if (d == 0 || z[d - 1] != value) {
             z[d] = value;
             W[d++] = 0;
@@ -364,10 +424,9 @@ static void pairs_sorted(const bark_scale *b, const field_values *fv, int64_t *k
         W[d - 1] += pair_weight(fv, (size_t)((keys[q] >> INDEX_BITS) & INDEX_MASK),
                                 (size_t)(keys[q] & INDEX_MASK));
     }
-    weighted_cross(b, z, W, d, fv->g, dense, F); /* F(z_e); W is spent */
+    weighted_cross(fs, z, W, d, dense, F); /* F(z_e); W is spent */
     for (size_t q = 0, e = 0; q < p; q++) {
-        int64_t value = (keys[q] >> KEY_SHIFT) - KEY_OFFSET;
-        while (z[e] != value) e++;
+        while (z[e] != keys[q] >> KEY_SHIFT) e++;
         add_pair_to_G(fv, (size_t)((keys[q] >> INDEX_BITS) & INDEX_MASK),
                       (size_t)(keys[q] & INDEX_MASK), F[e]);
     }
@@ -379,7 +438,8 @@ static void barking_fast(const bark_scale *b, const int32_t *scores, size_t n, i
     size_t pairs_max = n * (n + 1) / 2;
     int64_t *u = work, *c = u + n, *X = c + n, *G = X + n;
     int64_t *keys = G + n, *z = keys + pairs_max, *W = z + pairs_max, *F = W + pairs_max + 1;
-    int64_t *dense = F + pairs_max; /* 2 * DENSE_MAX + 1 */
+    int64_t *dense = F + pairs_max;                        /* 2 * DENSE_MAX + 1 */
+    uint8_t *band = (uint8_t *)(dense + 2 * DENSE_MAX + 1); /* BAND_TABLE */
 
     /* Distinct scores u[0..m) and their counts c. */
     for (size_t i = 0; i < n; i++) u[i] = scores[i];
@@ -397,22 +457,29 @@ static void barking_fast(const bark_scale *b, const int32_t *scores, size_t n, i
         for (size_t i = 0; i < n; i++) raw[i] = 0.0;
         return;
     }
-    int64_t g = 0;
-    for (size_t a = 1; a < m; a++) g = gcd(u[a] - u[0], g);
+    /* To grid steps from the lowest score. */
+    int64_t u0 = u[0], g = 0;
+    for (size_t a = 1; a < m; a++) g = gcd(u[a] - u0, g);
+    for (size_t a = 0; a < m; a++) u[a] = (u[a] - u0) / g;
+    field_scale fs;
+    field_scale_init(&fs, b, g, 2 * u[m - 1], band);
 
     memcpy(keys, c, m * sizeof *c); /* keys is free yet: a copy of c that may be spoilt */
-    weighted_cross(b, u, keys, m, g, dense, X); /* X_a: cross-IMPs of a score u_a */
+    weighted_cross(&fs, u, keys, m, dense, X); /* X_a: cross-IMPs of a score u_a */
 
-    field_values fv = {m, u, c, g, G};
+    field_values fv = {m, u, c, G};
     memset(G, 0, m * sizeof *G);
     size_t pairs = 0;
     for (size_t a = 0; a < m; a++) pairs += m - a - (c[a] > 1 ? 0 : 1);
-    int64_t steps = 2 * ((u[m - 1] - u[0]) / g) + 1;
-    if (choose((int64_t)pairs, steps, 0) == BY_GRID) pairs_on_grid(b, &fv, pairs, steps, dense);
-    else pairs_sorted(b, &fv, keys, z, W, F, dense);
+    int64_t steps = 2 * u[m - 1] + 1;
+    switch (choose((int64_t)pairs, steps, 0)) {
+    case BY_DIRECT: pairs_direct(&fs, &fv, z, W, F); break;
+    case BY_GRID: pairs_on_grid(&fs, &fv, pairs, steps, dense); break;
+    case BY_SWEEP: pairs_sorted(&fs, &fv, keys, z, W, F, dense); break;
+    }
 
     for (size_t i = 0; i < n; i++) {
-        size_t a = find_value(u, m, scores[i]);
+        size_t a = find_value(u, m, (scores[i] - u0) / g);
         double r = (double)(G[a] - (int64_t)(n - 2) * X[a]);
         raw[i] = (b->halved ? r * 0.5 : r) + 0.0;
     }

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 _Static_assert((int)DATUM_DICT_EVENTS == IO_D_EVENTS && (int)DATUM_DICT_SECTIONS == IO_D_SECTIONS &&
                    (int)DATUM_DICT_PAIRS == IO_D_PAIRS && (int)DATUM_DICT_TEAMS == IO_D_TEAMS &&
@@ -72,9 +71,10 @@ static int refuse(datum_archive_writer *w, const char *fmt, ...)
 
 static int check_plan(datum_ctx *ctx, const datum_archive_plan *p)
 {
-    if ((p->has_adjusted != 0 && p->has_adjusted != 1) || (p->has_teams != 0 && p->has_teams != 1) ||
-        p->max_results > INT64_MAX || p->max_fields > INT64_MAX || p->max_board < 1 ||
-        p->max_table < 0 || p->min_score < -IO_MAX_SCORE || p->max_score > IO_MAX_SCORE ||
+    if ((p->has_adjusted != 0 && p->has_adjusted != 1) ||
+        (p->has_teams != 0 && p->has_teams != 1) || p->max_results > INT64_MAX ||
+        p->max_fields > INT64_MAX || p->max_board < 1 || p->max_table < 0 ||
+        p->min_score < -IO_MAX_SCORE || p->max_score > IO_MAX_SCORE ||
         p->min_score > p->max_score || p->min_date > p->max_date)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "archive plan out of range (see datum_io.h)");
     return DATUM_OK;
@@ -99,7 +99,7 @@ int datum_archive_writer_create(datum_ctx *ctx, const char *path, const datum_ar
     static const datum_archive_plan defaults = DATUM_ARCHIVE_PLAN_INIT;
     static const char *const groups[] = {"dict", "fields", "results"};
     datum_archive_writer *w = io_calloc(ctx, 1, sizeof *w);
-    int fd = -1, rc = w ? DATUM_OK : DATUM_E_NOMEM;
+    int rc = w ? DATUM_OK : DATUM_E_NOMEM;
     *out = NULL;
     if (rc != DATUM_OK) return rc;
     w->ctx = ctx;
@@ -110,16 +110,9 @@ int datum_archive_writer_create(datum_ctx *ctx, const char *path, const datum_ar
     rc = io_write_options(ctx, opt, &w->opt);
     if (rc == DATUM_OK) rc = check_plan(ctx, &w->plan);
     if (rc == DATUM_OK && !(w->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
-    if (rc == DATUM_OK) rc = io_temp_create(ctx, path, &w->tmp, &fd);
-    if (fd >= 0) close(fd); /* HDF5 opens the file by name */
-    if (rc == DATUM_OK) {
-        io_h5_silence();
-        w->file = io_h5_create_file(w->tmp);
-        for (size_t g = 0; g < sizeof groups / sizeof *groups && w->file >= 0; g++)
-            if (io_h5_ensure_group(w->file, groups[g]) < 0) break;
-        if (w->file < 0 || H5Lexists(w->file, "results", H5P_DEFAULT) <= 0)
-            rc = io_failure(w, "creating the file");
-    }
+    if (rc == DATUM_OK) rc = io_h5_temp_create(ctx, path, &w->tmp, &w->file);
+    for (size_t g = 0; g < sizeof groups / sizeof *groups && rc == DATUM_OK; g++)
+        if (io_h5_ensure_group(w->file, groups[g]) < 0) rc = io_failure(w, groups[g]);
     if (rc != DATUM_OK) writer_free(w);
     else *out = w;
     return rc;
@@ -131,8 +124,7 @@ int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const c
     int k = (int)which;
     if (k < 0 || k >= IO_N_DICTS) return refuse(w, "no dictionary number %d", k);
     const char *name = io_dict_cols[k].path;
-    if (!io_has_dict(k, w->plan.has_teams))
-        return refuse(w, "%s without teams in the plan", name);
+    if (!io_has_dict(k, w->plan.has_teams)) return refuse(w, "%s without teams in the plan", name);
     if (w->dict_done[k]) return refuse(w, "%s written twice", name);
     if (n > INT32_MAX) return refuse(w, "%s: more than 2^31-1 names", name);
     for (uint32_t i = 0; i < n; i++) {
@@ -140,8 +132,8 @@ int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const c
             !io_utf8_valid(names[i], strlen(names[i])))
             return refuse(w, "%s[%u] is missing, empty or not UTF-8", name, i);
         if (i > 0 && strcmp(names[i - 1], names[i]) >= 0)
-            return refuse(w, "%s[%u] \"%s\" does not come after \"%s\" (sorted, no repeats)",
-                          name, i, names[i], names[i - 1]);
+            return refuse(w, "%s[%u] \"%s\" does not come after \"%s\" (sorted, no repeats)", name,
+                          i, names[i], names[i - 1]);
     }
     if (io_h5_write_strings(w->file, &io_dict_cols[k], names, n) < 0) return io_failure(w, name);
     w->dict_done[k] = 1;
@@ -161,8 +153,7 @@ static int open_column(datum_archive_writer *w, column *c, const io_dataset_desc
     c->ds = io_h5_create_growing(w->file, d, io_h5_int_type(lo, hi), hint, &w->opt, &chunk);
     if (c->ds < 0) return io_failure(w, d->path);
     c->chunk = (size_t)chunk;
-    return (c->buf = io_calloc(w->ctx, c->chunk, io_kind_size(c->kind))) ? DATUM_OK
-                                                                          : DATUM_E_NOMEM;
+    return (c->buf = io_calloc(w->ctx, c->chunk, io_kind_size(c->kind))) ? DATUM_OK : DATUM_E_NOMEM;
 }
 
 /* The values a column accepts: the format's rule narrowed by the plan and
@@ -309,14 +300,14 @@ static int check_shape(datum_archive_writer *w, const datum_chunk *c, const void
         return refuse(w, "more results or fields than the plan's maximum");
     for (int k = 0; k < IO_N_RESULT_COLS; k++)
         if (row[k]) {
-            int rc = check_values(w, &w->row[k], &io_result_cols[k], row[k], c->n_rows,
-                                  w->n_results);
+            int rc =
+                check_values(w, &w->row[k], &io_result_cols[k], row[k], c->n_rows, w->n_results);
             if (rc != DATUM_OK) return rc;
         }
     const void *field[] = {c->field_event, c->field_section, c->field_board};
     for (int k = IO_F_EVENT; k <= IO_F_BOARD; k++) {
-        int rc = check_values(w, &w->field[k], &io_field_cols[k], field[k], c->n_fields,
-                              w->n_fields);
+        int rc =
+            check_values(w, &w->field[k], &io_field_cols[k], field[k], c->n_fields, w->n_fields);
         if (rc != DATUM_OK) return rc;
     }
     return DATUM_OK;
@@ -344,11 +335,13 @@ static int check_field(datum_archive_writer *w, const datum_chunk *c, uint64_t f
         }
         if (c->adjusted && c->adjusted[i] != DATUM_ADJ_NONE && c->ns_score[i] != 0)
             return refuse(w, "results row %llu: an adjusted result with a score", row);
-        if (c->match && ((c->ns_team[i] < 0) != (c->match[i] < 0) ||
-                         (c->ew_team[i] < 0) != (c->match[i] < 0) ||
-                         (c->match[i] >= 0 && c->ns_team[i] == c->ew_team[i])))
-            return refuse(w, "results row %llu: teams and match must be all set (two different "
-                             "teams) or all -1", row);
+        if (c->match &&
+            ((c->ns_team[i] < 0) != (c->match[i] < 0) || (c->ew_team[i] < 0) != (c->match[i] < 0) ||
+             (c->match[i] >= 0 && c->ns_team[i] == c->ew_team[i])))
+            return refuse(w,
+                          "results row %llu: teams and match must be all set (two different "
+                          "teams) or all -1",
+                          row);
     }
     return DATUM_OK;
 }
@@ -362,8 +355,7 @@ static int check_order(datum_archive_writer *w, const datum_chunk *c, uint64_t f
     uint32_t psec = f ? c->field_section[f - 1] : w->last_section;
     int32_t pboard = f ? c->field_board[f - 1] : w->last_board;
     if (f == 0 && w->n_fields == 0) return DATUM_OK;
-    if (ev > pev || (ev == pev && (sec > psec || (sec == psec && board > pboard))))
-        return DATUM_OK;
+    if (ev > pev || (ev == pev && (sec > psec || (sec == psec && board > pboard)))) return DATUM_OK;
     return refuse(w,
                   "field %llu (event %u, section %u, board %d) does not come after (event %u, "
                   "section %u, board %d)",
@@ -385,7 +377,8 @@ int datum_archive_writer_append(datum_archive_writer *w, const datum_chunk *c)
     int32_t last = w->n_results ? w->last_date : c->date[0];
     for (uint64_t f = 0; f < c->n_fields && rc == DATUM_OK; f++) {
         uint64_t b = c->offset[f], e = c->offset[f + 1];
-        if ((rc = check_order(w, c, f)) != DATUM_OK || (rc = check_field(w, c, f, b, e)) != DATUM_OK)
+        if ((rc = check_order(w, c, f)) != DATUM_OK ||
+            (rc = check_field(w, c, f, b, e)) != DATUM_OK)
             break;
         int32_t latest = c->date[b];
         for (uint64_t i = b; i < e; i++) {
@@ -458,19 +451,11 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
     for (int k = 0; k < IO_N_FIELD_COLS && rc == DATUM_OK; k++) rc = flush(w, &w->field[k]);
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++)
         if (w->row[k].ds >= 0) rc = flush(w, &w->row[k]);
-    io_archive_summary s = {w->n_results,   w->n_fields,        w->first_date,
-                            w->last_date,   w->plan.has_adjusted, w->plan.has_teams};
+    io_archive_summary s = {w->n_results, w->n_fields,          w->first_date,
+                            w->last_date, w->plan.has_adjusted, w->plan.has_teams};
     if (rc == DATUM_OK && io_archive_write_summary(w->file, &s) < 0)
         rc = io_failure(w, "attributes");
-    if (rc == DATUM_OK) {
-        herr_t closed = H5Fclose(w->file);
-        w->file = H5I_INVALID_HID;
-        if (closed < 0) rc = io_failure(w, "closing the file");
-    }
-    if (rc == DATUM_OK && (rc = io_temp_commit(w->ctx, w->tmp, w->path)) == DATUM_OK) {
-        free(w->tmp); /* renamed: nothing to remove */
-        w->tmp = NULL;
-    }
+    if (rc == DATUM_OK) rc = io_h5_temp_commit(w->ctx, &w->file, &w->tmp, w->path);
     writer_free(w);
     return rc;
 }

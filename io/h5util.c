@@ -383,29 +383,49 @@ int io_h5_get_int_attr(hid_t obj, const char *name, int64_t *value)
 /* ------------------------------------------------------------------------ */
 /* A whole file, atomically                                                 */
 
+int io_h5_temp_create(datum_ctx *ctx, const char *path, char **tmp, hid_t *file)
+{
+    int fd = -1, rc = io_temp_create(ctx, path, tmp, &fd);
+    *file = H5I_INVALID_HID;
+    if (rc != DATUM_OK) return rc;
+    close(fd); /* HDF5 opens the file by name */
+    io_h5_silence();
+    if ((*file = io_h5_create_file(*tmp)) < 0) {
+        io_temp_discard(tmp);
+        return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (creating the file)", path);
+    }
+    return DATUM_OK;
+}
+
+int io_h5_temp_commit(datum_ctx *ctx, hid_t *file, char **tmp, const char *path)
+{
+    /* Closing flushes: a failure there is a failed write too. */
+    herr_t closed = H5Fclose(*file);
+    *file = H5I_INVALID_HID;
+    if (closed < 0)
+        return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (closing the file)", path);
+    int rc = io_temp_commit(ctx, *tmp, path);
+    if (rc == DATUM_OK) { /* renamed: nothing to remove */
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return rc;
+}
+
 int io_h5_write_file(datum_ctx *ctx, const char *path,
                      int (*fill)(hid_t file, void *user, const char **what), void *user)
 {
     char *tmp = NULL;
-    int fd = -1;
+    hid_t file;
     const char *what = "file";
-    int rc = io_temp_create(ctx, path, &tmp, &fd);
+    int rc = io_h5_temp_create(ctx, path, &tmp, &file);
     if (rc != DATUM_OK) return rc;
-    close(fd); /* HDF5 opens the file by name */
-    io_h5_silence();
-    hid_t file = io_h5_create_file(tmp);
-    int filled = file >= 0 ? fill(file, user, &what) : -1;
-    /* Closing flushes: a failure there is a failed write too. */
-    if (file >= 0 && H5Fclose(file) < 0 && filled >= 0) {
-        filled = -1;
-        what = "closing the file";
-    }
-    if (filled < 0)
+    if (fill(file, user, &what) < 0)
         rc = datum_ctx_code(ctx) < 0 ? datum_ctx_code(ctx)
                                      : datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)",
                                                       path, what);
-    else rc = io_temp_commit(ctx, tmp, path);
-    if (rc != DATUM_OK) io_temp_discard(&tmp);
-    free(tmp);
+    else rc = io_h5_temp_commit(ctx, &file, &tmp, path);
+    H5_CLOSE(file, H5Fclose);
+    io_temp_discard(&tmp);
     return rc;
 }

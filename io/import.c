@@ -268,16 +268,25 @@ static int check_tables(const importer *im, const row *rows, size_t n)
     return DATUM_OK;
 }
 
+/* The 2n seats of the field rows[0..n): its pairs, or its teams, sorted by
+ * identifier, then by place in the input. */
+static void sort_seats(const row *rows, size_t n, int teams, seat *seats)
+{
+    for (size_t i = 0; i < n; i++) {
+        seats[2 * i] = teams ? (seat){rows[i].ns_team, "ns_team", &rows[i]}
+                             : (seat){rows[i].ns_pair, "ns_pair", &rows[i]};
+        seats[2 * i + 1] = teams ? (seat){rows[i].ew_team, "ew_team", &rows[i]}
+                                 : (seat){rows[i].ew_pair, "ew_pair", &rows[i]};
+    }
+    qsort(seats, 2 * n, sizeof *seats, compare_seats);
+}
+
 /* Rejects a pair that sits twice in the field rows[0..n), at whichever
  * seats; seats has room for 2n. */
 static int check_pairs(const importer *im, const row *rows, size_t n, seat *seats)
 {
     char name[512];
-    for (size_t i = 0; i < n; i++) {
-        seats[2 * i] = (seat){rows[i].ns_pair, "ns_pair", &rows[i]};
-        seats[2 * i + 1] = (seat){rows[i].ew_pair, "ew_pair", &rows[i]};
-    }
-    qsort(seats, 2 * n, sizeof *seats, compare_seats);
+    sort_seats(rows, n, 0, seats);
     for (size_t i = 1; i < 2 * n; i++) {
         const row *later = seats[i].r, *earlier = seats[i - 1].r;
         if (seats[i].id == seats[i - 1].id)
@@ -296,7 +305,8 @@ static int check_pairs(const importer *im, const row *rows, size_t n, seat *seat
  * matches; seats has room for 2n. */
 static int check_teams(const importer *im, const row *rows, size_t n, seat *seats)
 {
-    const char *const *team = im->dict[IO_D_TEAMS].sorted, *const *match = im->dict[IO_D_MATCHES].sorted;
+    const char *const *team = im->dict[IO_D_TEAMS].sorted;
+    const char *const *match = im->dict[IO_D_MATCHES].sorted;
     const row *with = NULL, *without = NULL;
     char name[512];
     for (size_t i = 0; i < n; i++) *(rows[i].match == NO_TEAM ? &without : &with) = &rows[i];
@@ -330,11 +340,7 @@ static int check_teams(const importer *im, const row *rows, size_t n, seat *seat
                 im->paths[a->file], (unsigned long long)a->line);
     }
     /* By team: one match. */
-    for (size_t i = 0; i < n; i++) {
-        seats[2 * i] = (seat){rows[i].ns_team, "ns_team", &rows[i]};
-        seats[2 * i + 1] = (seat){rows[i].ew_team, "ew_team", &rows[i]};
-    }
-    qsort(seats, 2 * n, sizeof *seats, compare_seats);
+    sort_seats(rows, n, 1, seats);
     for (size_t i = 1; i < 2 * n; i++) {
         const row *later = seats[i].r, *earlier = seats[i - 1].r;
         if (seats[i].id == seats[i - 1].id && later->match != earlier->match)

@@ -166,8 +166,17 @@ int io_h5_get_str_attr(datum_ctx *ctx, hid_t obj, const char *name, char **value
 /* Reads a scalar integer attribute: 0, or < 0 if absent or of another kind. */
 int io_h5_get_int_attr(hid_t obj, const char *name, int64_t *value);
 
-/* Writes a new HDF5 file at path atomically (the one helper here that takes
- * a context): creates PATH.tmp-XXXXXX, lets fill write into it (0, or < 0
+/* A new HDF5 file written under a temporary name, then renamed into place
+ * (these helpers take a context and record their errors). Creates
+ * PATH.tmp-XXXXXX (*tmp, malloc'd) and opens it as a new HDF5 file *file;
+ * on failure nothing is left behind. */
+int io_h5_temp_create(datum_ctx *ctx, const char *path, char **tmp, hid_t *file);
+/* Closes *file (H5I_INVALID_HID after) and renames *tmp over path: on
+ * success *tmp is freed and NULL; on failure "cannot write PATH (...)" is
+ * recorded and *tmp is left for io_temp_discard. */
+int io_h5_temp_commit(datum_ctx *ctx, hid_t *file, char **tmp, const char *path);
+
+/* Writes a new HDF5 file at path atomically (with the two above): creates PATH.tmp-XXXXXX, lets fill write into it (0, or < 0
  * with *what naming the part that failed, or with an error it recorded in
  * ctx itself), closes it and renames it over path. On failure nothing is
  * left behind and DATUM_E_IO "cannot write PATH (WHAT)" is recorded, unless

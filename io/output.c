@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define OUTPUT_FORMAT_VERSION 1
 
@@ -98,7 +97,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
                         const datum_write_options *opt, datum_output **out)
 {
     datum_output *o = io_calloc(ctx, 1, sizeof *o);
-    int fd = -1, rc = o ? DATUM_OK : DATUM_E_NOMEM;
+    int rc = o ? DATUM_OK : DATUM_E_NOMEM;
     *out = NULL;
     if (rc != DATUM_OK) return rc;
     o->ctx = ctx;
@@ -107,14 +106,9 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (rc == DATUM_OK) rc = io_write_options(ctx, opt, &o->opt);
     if (rc == DATUM_OK) rc = check_attr_keys(ctx, attr_keys, n_attrs);
     if (rc == DATUM_OK && !(o->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
-    if (rc == DATUM_OK) rc = io_temp_create(ctx, path, &o->tmp, &fd);
-    if (fd >= 0) close(fd); /* HDF5 opens the file by name */
-    if (rc == DATUM_OK) {
-        io_h5_silence();
-        o->file = io_h5_create_file(o->tmp);
-        if (o->file < 0 || write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
-            rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s", path);
-    }
+    if (rc == DATUM_OK) rc = io_h5_temp_create(ctx, path, &o->tmp, &o->file);
+    if (rc == DATUM_OK && write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
+        rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s", path);
     if (rc != DATUM_OK) datum_output_abort(&o);
     *out = o;
     return rc;
@@ -242,14 +236,7 @@ int datum_output_commit(datum_output **o)
         output_free(p);
         return rc;
     }
-    herr_t closed = H5Fclose(p->file); /* strong close: the datasets go too */
-    p->file = H5I_INVALID_HID;
-    if (closed < 0)
-        rc = datum_ctx_fail(p->ctx, DATUM_E_IO, "cannot write %s (closing the file)", p->path);
-    else if ((rc = io_temp_commit(p->ctx, p->tmp, p->path)) == DATUM_OK) {
-        free(p->tmp); /* renamed: nothing to remove */
-        p->tmp = NULL;
-    }
+    rc = io_h5_temp_commit(p->ctx, &p->file, &p->tmp, p->path); /* the datasets close too */
     output_free(p);
     return rc;
 }

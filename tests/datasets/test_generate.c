@@ -14,21 +14,21 @@ static void test_bridge_score(void **state)
     static const struct {
         int level, strain, doubled, vulnerable, tricks, score;
     } known[] = {
-        {4, DATUM_SPADES, 0, 0, 10, 420},    {3, DATUM_NOTRUMP, 0, 1, 10, 630},
-        {1, DATUM_NOTRUMP, 1, 1, 6, -200},   {7, DATUM_NOTRUMP, 2, 1, 13, 2980},
-        {2, DATUM_CLUBS, 1, 0, 8, 180},      {1, DATUM_NOTRUMP, 0, 0, 7, 90},
-        {1, DATUM_NOTRUMP, 0, 0, 9, 150},    {2, DATUM_HEARTS, 0, 0, 8, 110},
-        {3, DATUM_DIAMONDS, 0, 1, 10, 130},  {4, DATUM_HEARTS, 0, 1, 11, 650},
-        {5, DATUM_CLUBS, 0, 0, 11, 400},     {6, DATUM_SPADES, 0, 0, 12, 980},
-        {6, DATUM_NOTRUMP, 0, 1, 12, 1440},  {7, DATUM_HEARTS, 0, 1, 13, 2210},
-        {7, DATUM_CLUBS, 0, 0, 13, 1440},    {4, DATUM_SPADES, 0, 1, 9, -100},
-        {3, DATUM_NOTRUMP, 0, 0, 6, -150},   {4, DATUM_SPADES, 1, 0, 7, -500},
-        {4, DATUM_SPADES, 1, 0, 6, -800},    {5, DATUM_DIAMONDS, 1, 1, 8, -800},
-        {4, DATUM_HEARTS, 1, 0, 10, 590},    {4, DATUM_HEARTS, 1, 1, 11, 990},
-        {1, DATUM_SPADES, 2, 1, 8, 1120},    {2, DATUM_DIAMONDS, 1, 1, 9, 380},
-        {2, DATUM_HEARTS, 1, 1, 8, 670},     {1, DATUM_NOTRUMP, 1, 0, 9, 380},
-        {3, DATUM_NOTRUMP, 2, 0, 7, -600},   {7, DATUM_NOTRUMP, 2, 1, 0, -7600},
-        {1, DATUM_CLUBS, 0, 0, 13, 190},     {2, DATUM_SPADES, 1, 0, 8, 470},
+        {4, DATUM_SPADES, 0, 0, 10, 420},   {3, DATUM_NOTRUMP, 0, 1, 10, 630},
+        {1, DATUM_NOTRUMP, 1, 1, 6, -200},  {7, DATUM_NOTRUMP, 2, 1, 13, 2980},
+        {2, DATUM_CLUBS, 1, 0, 8, 180},     {1, DATUM_NOTRUMP, 0, 0, 7, 90},
+        {1, DATUM_NOTRUMP, 0, 0, 9, 150},   {2, DATUM_HEARTS, 0, 0, 8, 110},
+        {3, DATUM_DIAMONDS, 0, 1, 10, 130}, {4, DATUM_HEARTS, 0, 1, 11, 650},
+        {5, DATUM_CLUBS, 0, 0, 11, 400},    {6, DATUM_SPADES, 0, 0, 12, 980},
+        {6, DATUM_NOTRUMP, 0, 1, 12, 1440}, {7, DATUM_HEARTS, 0, 1, 13, 2210},
+        {7, DATUM_CLUBS, 0, 0, 13, 1440},   {4, DATUM_SPADES, 0, 1, 9, -100},
+        {3, DATUM_NOTRUMP, 0, 0, 6, -150},  {4, DATUM_SPADES, 1, 0, 7, -500},
+        {4, DATUM_SPADES, 1, 0, 6, -800},   {5, DATUM_DIAMONDS, 1, 1, 8, -800},
+        {4, DATUM_HEARTS, 1, 0, 10, 590},   {4, DATUM_HEARTS, 1, 1, 11, 990},
+        {1, DATUM_SPADES, 2, 1, 8, 1120},   {2, DATUM_DIAMONDS, 1, 1, 9, 380},
+        {2, DATUM_HEARTS, 1, 1, 8, 670},    {1, DATUM_NOTRUMP, 1, 0, 9, 380},
+        {3, DATUM_NOTRUMP, 2, 0, 7, -600},  {7, DATUM_NOTRUMP, 2, 1, 0, -7600},
+        {1, DATUM_CLUBS, 0, 0, 13, 190},    {2, DATUM_SPADES, 1, 0, 8, 470},
         {1, DATUM_NOTRUMP, 2, 1, 13, 3160}, /* the highest score there is */
     };
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
@@ -49,7 +49,9 @@ static void test_bridge_score(void **state)
                         int s = datum_bridge_score(level, (datum_strain)strain, x, v, t);
                         assert_true((s > 0) == (t >= 6 + level));
                         assert_true(s >= -7600 && s <= 3160);
-                        if (t > 0) assert_true(s > datum_bridge_score(level, (datum_strain)strain, x, v, t - 1));
+                        if (t > 0)
+                            assert_true(
+                                s > datum_bridge_score(level, (datum_strain)strain, x, v, t - 1));
                     }
     assert_int_equal(datum_bridge_score(8, DATUM_CLUBS, 0, 0, 13), 0);
     static const int vul[17] = {0, 0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2};
@@ -100,13 +102,19 @@ static blob contents(const char *path)
     assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
     assert_int_equal(datum_archive_open(ctx, path, &a), DATUM_OK);
     datum_archive_get_info(a, &info);
-    const uint64_t summary[] = {info.n_results, info.n_fields,    info.n_events,
-                                info.n_sections, info.n_pairs,    info.n_teams,
-                                info.n_matches,  (uint64_t)info.first_date, (uint64_t)info.last_date};
+    const uint64_t summary[] = {info.n_results,
+                                info.n_fields,
+                                info.n_events,
+                                info.n_sections,
+                                info.n_pairs,
+                                info.n_teams,
+                                info.n_matches,
+                                (uint64_t)info.first_date,
+                                (uint64_t)info.last_date};
     put(&b, summary, sizeof summary);
-    const char *(*dict[])(const datum_archive *, uint32_t) = {
-        datum_archive_event, datum_archive_section, datum_archive_pair, datum_archive_team,
-        datum_archive_match};
+    typedef const char *(*entry_fn)(const datum_archive *, uint32_t);
+    const entry_fn dict[] = {datum_archive_event, datum_archive_section, datum_archive_pair,
+                             datum_archive_team, datum_archive_match};
     const uint32_t size[] = {info.n_events, info.n_sections, info.n_pairs, info.n_teams,
                              info.n_matches};
     for (int k = 0; k < 5; k++)
@@ -122,8 +130,8 @@ static blob contents(const char *path)
         put(&b, c.field_section, c.n_fields * 4);
         put(&b, c.field_board, c.n_fields * 4);
         put(&b, c.field_date, c.n_fields * 4);
-        const int32_t *rows[] = {c.table, c.ns_pair, c.ew_pair, c.ns_score, c.date,
-                                 c.ns_team, c.ew_team, c.match};
+        const int32_t *rows[] = {c.table, c.ns_pair, c.ew_pair, c.ns_score,
+                                 c.date,  c.ns_team, c.ew_team, c.match};
         for (int k = 0; k < 8; k++) put(&b, rows[k], c.n_rows * 4);
         put(&b, c.adjusted, c.n_rows);
     }
@@ -173,8 +181,10 @@ static void make_legal(void)
             for (int strain = 0; strain <= 4; strain++)
                 for (int x = 0; x <= 2; x++)
                     for (int t = 0; t <= 13; t++) {
-                        g_legal[v][7600 + datum_bridge_score(level, (datum_strain)strain, x, v & 1, t)] = 1;
-                        g_legal[v][7600 - datum_bridge_score(level, (datum_strain)strain, x, v >> 1, t)] = 1;
+                        g_legal[v][7600 + datum_bridge_score(level, (datum_strain)strain, x, v & 1,
+                                                             t)] = 1;
+                        g_legal[v][7600 - datum_bridge_score(level, (datum_strain)strain, x, v >> 1,
+                                                             t)] = 1;
                     }
     }
 }
@@ -232,9 +242,10 @@ static void test_small_structure(void **state)
                 for (size_t i = 0; i < d.n_touched; i++) both += d.dir[d.touched[i]] == 3;
                 if (both && both != d.n_touched)
                     fail_msg("%s section %lld: %zu of %zu pairs changed direction",
-                             datum_archive_event(a, (uint32_t)group_event), (long long)group_section,
-                             both, d.n_touched);
-                if (d.n_touched && strncmp(datum_archive_event(a, (uint32_t)group_event), "Club", 4) == 0)
+                             datum_archive_event(a, (uint32_t)group_event),
+                             (long long)group_section, both, d.n_touched);
+                if (d.n_touched &&
+                    strncmp(datum_archive_event(a, (uint32_t)group_event), "Club", 4) == 0)
                     *(both ? &howell : &mitchell) += 1;
                 else if (d.n_touched) assert_int_equal(both, 0);
                 for (size_t i = 0; i < d.n_touched; i++) d.dir[d.touched[i]] = 0;
@@ -255,7 +266,8 @@ static void test_small_structure(void **state)
                 if (c.adjusted[i]) adjusted++;
                 else if (!g_legal[vul][7600 + c.ns_score[i]])
                     fail_msg("row %llu: %d is not a legal score on board %d",
-                             (unsigned long long)(c.first_row + i), c.ns_score[i], c.field_board[f]);
+                             (unsigned long long)(c.first_row + i), c.ns_score[i],
+                             c.field_board[f]);
                 assert_int_equal(c.match[i] >= 0, league);
                 assert_true(c.date[i] >= info.first_date && c.date[i] <= info.last_date);
             }
@@ -286,8 +298,8 @@ static void test_small_structure(void **state)
         datum_pairs_accumulate(c.n_rows, c.ns_pair, c.ew_pair, ns_imps, ew_imps, imps, boards);
     }
     printf("# %llu Howell and %llu Mitchell club sections, %llu teams rows, %llu adjusted\n",
-           (unsigned long long)howell, (unsigned long long)mitchell,
-           (unsigned long long)teams_rows, (unsigned long long)adjusted);
+           (unsigned long long)howell, (unsigned long long)mitchell, (unsigned long long)teams_rows,
+           (unsigned long long)adjusted);
     assert_true(howell > 10 && mitchell > 10 && teams_rows > 1000 && adjusted > 0);
 
     /* The truth shows through: Butler per board follows the strengths. */

@@ -86,13 +86,8 @@ def league(rng):
     return rows
 
 
-def seed_match():
-    """Seed 002's formula on one teams-of-eight match, team X NS at tables 1 and 2."""
-    return [["Seed", "2009-05-21", "", 1, t + 1, p, q, s, "", a, b, "X-Y"]
-            for t, (p, q, s, a, b) in enumerate([("X1", "Y1", 620, "X", "Y"),
-                                                  ("X2", "Y2", 170, "X", "Y"),
-                                                  ("Y3", "X3", 420, "Y", "X"),
-                                                  ("Y4", "X4", -100, "Y", "X")])]
+SEED_CSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets",
+                        "seeds", "barking-one-match.csv")
 
 
 class Runner:
@@ -239,11 +234,10 @@ def main():
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="datum-barking-") as tmp:
         runner = Runner(os.path.abspath(args.datum), tmp)
-        seed_rows = seed_match()
         league_rows = league(rng)
         checks = [
-            ("seed 002 match: 22, -2, 6, -26",
-             lambda: check_seed(runner, runner.archive("seed", seed_rows))),
+            ("seed 002 match (datasets/seeds/barking-one-match.csv): 22, -2, 6, -26",
+             lambda: check_seed(runner)),
             ("league, wbf", lambda: check_barking(
                 runner, runner.archive("league", league_rows), league_rows, [], "wbf")),
             ("league, --double --half", lambda: check_barking(
@@ -264,11 +258,14 @@ def main():
     return 1 if failed else 0
 
 
-def check_seed(runner, archive):
+def check_seed(runner):
+    archive = runner.path("seed.h5")
+    runner.ok("import", SEED_CSV, "-o", archive)
     res = runner.path("seed.csv")
     runner.ok("barking", archive, "--results", res)
-    got = [float(r["ns_raw"]) for r in read_csv(res)]
-    assert got == [22, -2, 6, -26], got
+    rows = read_csv(res)
+    got = [(float(r["ns_raw"]), float(r["ew_raw"]), int(r["terms"])) for r in rows]
+    assert got == [(22, -22, 3), (-2, 2, 3), (6, -6, 3), (-26, 26, 3)], got
     # Seed 002: IMP(A+B+C+D) + IMP(A-B+C-D) + IMP(A-B-C+D) from X1's seat, own perspectives.
     a, b, c, d = 620, 170, -420, 100
     assert wbf(a + b + c + d) + wbf(a - b + c - d) + wbf(a - b - c + d) == 22

@@ -183,10 +183,9 @@ static void test_write_and_read(void **state)
 /* Every integer dataset of a file, as int64 values, one after another. */
 static int64_t *all_values(const char *path, size_t *n)
 {
-    static const char *const names[] = {"fields/event",    "fields/section",  "fields/board",
-                                        "fields/date",     "fields/offset",   "results/table",
-                                        "results/ns_pair", "results/ew_pair", "results/ns_score",
-                                        "results/date"};
+    static const char *const names[] = {
+        "fields/event",  "fields/section",  "fields/board",    "fields/date",      "fields/offset",
+        "results/table", "results/ns_pair", "results/ew_pair", "results/ns_score", "results/date"};
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     int64_t *v = calloc(1000, sizeof *v);
     *n = 0;
@@ -479,9 +478,12 @@ static void test_abort(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        tu_temp_dir_test(test_write_and_read), tu_temp_dir_test(test_granularity),
-        tu_temp_dir_test(test_refusals),       tu_temp_dir_test(test_teams),
-        tu_temp_dir_test(test_dictionaries_and_truth), tu_temp_dir_test(test_abort),
+        tu_temp_dir_test(test_write_and_read),
+        tu_temp_dir_test(test_granularity),
+        tu_temp_dir_test(test_refusals),
+        tu_temp_dir_test(test_teams),
+        tu_temp_dir_test(test_dictionaries_and_truth),
+        tu_temp_dir_test(test_abort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #define HEADER "event,date,section,board,table,ns_pair,ew_pair,ns_score\n"
-#define TEAMS_HEADER "event,date,section,board,table,ns_pair,ew_pair,ns_score,ns_team,ew_team,match\n"
+#define TEAMS_HEADER                                                                               \
+    "event,date,section,board,table,ns_pair,ew_pair,ns_score,ns_team,ew_team,match\n"
 
 /* A teams-of-eight division: matches "M1" (Lions v Bears) and "M2" (Owls v
  * Cats) at tables 1-4 and 5-8, boards 1 and 2. Table 4m+1 and 4m+2: the home
@@ -83,8 +84,8 @@ static void test_round_trip(void **state)
     datum_chunk_reader_free(&r);
 
     /* Not asked for: NULL. */
-    assert_int_equal(datum_chunk_reader_create(ctx, a, DATUM_COL_NS_SCORE | DATUM_COL_MATCH, 100, &r),
-                     DATUM_OK);
+    assert_int_equal(
+        datum_chunk_reader_create(ctx, a, DATUM_COL_NS_SCORE | DATUM_COL_MATCH, 100, &r), DATUM_OK);
     assert_int_equal(datum_chunk_reader_next(r, &c), DATUM_OK);
     assert_null(c.ns_team);
     assert_null(c.ew_team);
@@ -121,8 +122,8 @@ static void expect_error(const char *a_csv, const char *b_csv, const char *messa
     tu_write("a.csv", a_csv);
     if (b_csv) tu_write("b.csv", b_csv);
     assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
-    assert_failure(ctx, datum_import_csv(ctx, paths, b_csv ? 2 : 1, "out.h5", NULL),
-                   DATUM_E_INPUT, message);
+    assert_failure(ctx, datum_import_csv(ctx, paths, b_csv ? 2 : 1, "out.h5", NULL), DATUM_E_INPUT,
+                   message);
     assert_false(tu_exists("out.h5"));
     remove("a.csv");
     remove("b.csv");
@@ -130,7 +131,8 @@ static void expect_error(const char *a_csv, const char *b_csv, const char *messa
     datum_ctx_free(&ctx);
 }
 
-#define ROW(table, ns, ew, match) "L,2024-03-05,,1," table ",P" table "N,P" table "E,10," ns "," ew "," match "\n"
+#define ROW(table, ns, ew, match)                                                                  \
+    "L,2024-03-05,,1," table ",P" table "N,P" table "E,10," ns "," ew "," match "\n"
 
 static void test_bad_input(void **state)
 {

@@ -1,0 +1,408 @@
+/*
+ * population.c - the plan of a synthetic federation: clubs of lognormal
+ * size, their players and partnerships year by year (turnover, second
+ * partnerships), the teams leagues, and every event in archive order (the
+ * event names sort as they are planned). Serial and small: no result here.
+ */
+#include "gen_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Growable arrays of the plan. */
+#define GROW(g, arr, n, cap)                                                                       \
+    ((n) < (cap) ? DATUM_OK : grow_array((g), (void **)&(arr), &(cap), sizeof *(arr)))
+
+static int grow_array(plan *g, void **arr, uint32_t *cap, size_t size)
+{
+    uint32_t n = *cap ? 2 * *cap : 64;
+    void *p = realloc(*arr, (size_t)n * size);
+    if (!p) return datum_ctx_fail(g->ctx, DATUM_E_NOMEM, "out of memory (generating)");
+    *arr = p;
+    *cap = n;
+    return DATUM_OK;
+}
+
+void *gen_alloc(datum_ctx *ctx, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (generating)");
+    return p;
+}
+
+static int new_player(plan *g, double mean, rng *r, uint32_t *id)
+{
+    int rc = GROW(g, g->skill, g->n_players, g->players_cap);
+    if (rc != DATUM_OK) return rc;
+    g->skill[g->n_players] = mean + PLAYER_SD * normal(r);
+    *id = g->n_players++;
+    return DATUM_OK;
+}
+
+static int new_pair(plan *g, uint32_t a, uint32_t b, uint32_t c, rng *r, uint32_t *id)
+{
+    int rc = GROW(g, g->pairs, g->n_pairs, g->pairs_cap);
+    if (rc != DATUM_OK) return rc;
+    g->pairs[g->n_pairs] =
+        (pair){{a, b}, c, (g->skill[a] + g->skill[b]) / 2 + CHEMISTRY_SD * normal(r)};
+    *id = g->n_pairs++;
+    return DATUM_OK;
+}
+
+static int add_active(plan *g, uint32_t p)
+{
+    int rc = GROW(g, g->cy_pairs, g->n_cy_pairs, g->cy_pairs_cap);
+    if (rc == DATUM_OK) g->cy_pairs[g->n_cy_pairs++] = p;
+    return rc;
+}
+
+void gen_shuffle(rng *r, uint32_t *a, uint32_t n)
+{
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = below(r, i), t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+/* One club: its members and partnerships year by year. Partnerships last
+ * while both players stay (and mostly do); the free players pair up anew;
+ * a few players have a second partnership. */
+static int plan_club(plan *g, uint32_t c)
+{
+    const int years = g->o.years;
+    rng r = stream(g->o.seed, TAG_CLUB, c, 0);
+    club *cl = &g->clubs[c];
+    double members = MEMBERS_MEDIAN * exp(MEMBERS_SIGMA * normal(&r));
+    cl->members = members < MEMBERS_MIN   ? MEMBERS_MIN
+                  : members > MEMBERS_MAX ? MEMBERS_MAX
+                                          : (int)members;
+    cl->region = (int)((uint64_t)c * (uint64_t)g->n_regions / (uint64_t)g->o.clubs);
+    cl->howell = c % 2 == 0; /* half the clubs play Howells when they are small enough */
+    cl->mean = CLUB_MEAN_SD * normal(&r);
+    cl->attendance = 0.30 + 0.28 * uniform(&r);
+    int order[7] = {0, 1, 2, 3, 4, 5, 6};
+    for (int i = 7; i > 1; i--) {
+        int j = (int)below(&r, (uint32_t)i), t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    cl->n_days = g->o.sessions_per_week;
+    for (int i = 0; i < cl->n_days; i++) cl->days[i] = order[i];
+    for (int i = 1; i < cl->n_days; i++) /* in week order */
+        for (int j = i; j > 0 && cl->days[j] < cl->days[j - 1]; j--) {
+            int t = cl->days[j];
+            cl->days[j] = cl->days[j - 1];
+            cl->days[j - 1] = t;
+        }
+
+    int n = cl->members, rc = DATUM_OK;
+    uint32_t *member = gen_alloc(g->ctx, (size_t)n, sizeof *member);
+    uint32_t *partner = gen_alloc(g->ctx, (size_t)n, sizeof *partner); /* pair id or UINT32_MAX */
+    uint32_t *second = gen_alloc(g->ctx, (size_t)n, sizeof *second), n_second = 0;
+    uint32_t *fresh = gen_alloc(g->ctx, (size_t)n, sizeof *fresh);
+    if (!member || !partner || !second || !fresh) rc = DATUM_E_NOMEM;
+    for (int i = 0; i < n && rc == DATUM_OK; i++) {
+        rc = new_player(g, cl->mean, &r, &member[i]);
+        partner[i] = UINT32_MAX;
+    }
+    for (int y = 0; y < years && rc == DATUM_OK; y++) {
+        rng ry = stream(g->o.seed, TAG_CLUB_YEAR, c, (uint64_t)y);
+        g->cy_offset[(size_t)c * years + y] = g->n_cy_pairs;
+        /* Players leave (their partnerships end); new players come. */
+        for (int i = 0; y > 0 && i < n && rc == DATUM_OK; i++)
+            if (uniform(&ry) < LEAVE_RATE) {
+                uint32_t p = partner[i];
+                for (int k = 0; p != UINT32_MAX && k < n; k++)
+                    if (partner[k] == p) partner[k] = UINT32_MAX;
+                rc = new_player(g, cl->mean, &ry, &member[i]);
+            }
+        /* Partnerships end; the free players pair up. */
+        for (int i = 0; y > 0 && i < n; i++) {
+            uint32_t p = partner[i];
+            if (p == UINT32_MAX || g->pairs[p].players[0] != member[i]) continue;
+            if (uniform(&ry) >= PARTNERSHIP_KEEP)
+                for (int k = 0; k < n; k++)
+                    if (partner[k] == p) partner[k] = UINT32_MAX;
+        }
+        uint32_t n_fresh = 0;
+        for (int i = 0; i < n; i++)
+            if (partner[i] == UINT32_MAX) fresh[n_fresh++] = (uint32_t)i;
+        gen_shuffle(&ry, fresh, n_fresh);
+        for (uint32_t k = 0; k + 1 < n_fresh && rc == DATUM_OK; k += 2) {
+            uint32_t p = UINT32_MAX, a = fresh[k], b = fresh[k + 1];
+            rc = new_pair(g, member[a], member[b], c, &ry, &p);
+            partner[a] = partner[b] = p;
+        }
+        uint32_t n_primary = 0;
+        for (int i = 0; i < n && rc == DATUM_OK; i++) {
+            uint32_t p = partner[i];
+            if (p != UINT32_MAX && g->pairs[p].players[0] == member[i]) {
+                rc = add_active(g, p);
+                n_primary++;
+            }
+        }
+        /* Second partnerships: some last, new ones between two members. */
+        uint32_t kept = 0;
+        for (uint32_t k = 0; k < n_second; k++) {
+            const pair *p = &g->pairs[second[k]];
+            int stay = 0;
+            for (int i = 0; i < n; i++)
+                stay += member[i] == p->players[0] || member[i] == p->players[1];
+            if (stay == 2 && uniform(&ry) < SECOND_KEEP) second[kept++] = second[k];
+        }
+        n_second = kept;
+        uint32_t want = (uint32_t)lround(SECOND_SHARE * n_primary);
+        while (n_second < want && n_second < (uint32_t)n && rc == DATUM_OK) {
+            uint32_t a = below(&ry, (uint32_t)n), b = below(&ry, (uint32_t)n);
+            if (a == b || (partner[a] != UINT32_MAX && partner[a] == partner[b])) continue;
+            rc = new_pair(g, member[a], member[b], c, &ry, &second[n_second++]);
+        }
+        for (uint32_t k = 0; k < n_second && rc == DATUM_OK; k++) rc = add_active(g, second[k]);
+    }
+    free(member);
+    free(partner);
+    free(second);
+    free(fresh);
+    return rc;
+}
+
+const uint32_t *gen_club_year(const plan *g, uint32_t c, int y, uint32_t *n)
+{
+    size_t k = (size_t)c * g->o.years + y;
+    *n = (uint32_t)(g->cy_offset[k + 1] - g->cy_offset[k]);
+    return g->cy_pairs + g->cy_offset[k];
+}
+
+static int reserve(uint32_t **a, size_t *cap, size_t n)
+{
+    if (n <= *cap) return 0;
+    uint32_t *p = realloc(*a, n * sizeof *p);
+    if (!p) return -1;
+    *a = p;
+    *cap = n;
+    return 0;
+}
+
+/* Up to `want` pairs of pool[0..n) (shuffled in place) with no player in
+ * two of them, into s->picked; returns how many. */
+uint32_t gen_pick_pairs(const plan *g, scratch *s, rng *r, uint32_t n, uint32_t want)
+{
+    uint32_t got = 0, stamp = ++s->stamp;
+    for (uint32_t i = 0; i < n && got < want; i++) {
+        uint32_t j = i + below(r, n - i), p = s->pool[j];
+        s->pool[j] = s->pool[i];
+        s->pool[i] = p;
+        const uint32_t *pl = g->pairs[p].players;
+        if (s->busy[pl[0]] == stamp || s->busy[pl[1]] == stamp) continue;
+        s->busy[pl[0]] = s->busy[pl[1]] = stamp;
+        s->picked[got++] = p;
+    }
+    return got;
+}
+
+/* The partnerships of the clubs lo..hi-1 active in year y, into s->pool. */
+int gen_gather(const plan *g, scratch *s, uint32_t lo, uint32_t hi, int y, uint32_t *n)
+{
+    *n = 0;
+    for (uint32_t c = lo; c < hi; c++) {
+        uint32_t k;
+        const uint32_t *a = gen_club_year(g, c, y, &k);
+        if (reserve(&s->pool, &s->pool_cap, *n + k) < 0) return -1;
+        memcpy(s->pool + *n, a, k * sizeof *a);
+        *n += k;
+    }
+    return reserve(&s->picked, &s->picked_cap, *n + 1) < 0 ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Teams leagues                                                            */
+
+/* The next division number of year y. */
+static int number_in_year(const plan *g, int y)
+{
+    const division *last = g->n_divisions ? &g->divisions[g->n_divisions - 1] : NULL;
+    return last && last->year == y ? last->number + 1 : 0;
+}
+
+/* A division of 4 or 6 teams of four partnerships from one region, no
+ * player in two teams; fewer teams if the region is short of pairs. */
+static int plan_division(plan *g, scratch *s, int y, int d)
+{
+    rng r = stream(g->o.seed, TAG_LEAGUE, (uint64_t)y, (uint64_t)d);
+    int region = d % g->n_regions;
+    uint32_t lo = 0, hi = 0, n = 0;
+    while (hi < (uint32_t)g->o.clubs && g->clubs[hi].region <= region) {
+        if (g->clubs[hi].region < region) lo = hi + 1;
+        hi++;
+    }
+    if (gen_gather(g, s, lo, hi, y, &n) < 0)
+        return datum_ctx_fail(g->ctx, DATUM_E_NOMEM, "out of memory");
+    int teams = uniform(&r) < 0.5 ? 4 : 6;
+    uint32_t got = gen_pick_pairs(g, s, &r, n, 4u * (uint32_t)teams);
+    teams = (int)(got / 8) * 2; /* an even number of teams */
+    if (teams < 4) return DATUM_OK;
+    int rc = GROW(g, g->divisions, g->n_divisions, g->divisions_cap);
+    if (rc != DATUM_OK) return rc;
+    division *v = &g->divisions[g->n_divisions];
+    *v = (division){y, number_in_year(g, y), region, teams, g->n_teams, g->n_matches, NULL};
+    if (!(v->pairs = gen_alloc(g->ctx, 4u * (uint32_t)teams, sizeof *v->pairs)))
+        return DATUM_E_NOMEM;
+    memcpy(v->pairs, s->picked, 4u * (uint32_t)teams * sizeof *v->pairs);
+    g->n_divisions++;
+    g->n_teams += (uint32_t)teams;
+    g->n_matches += (uint32_t)(teams - 1) * (uint32_t)teams; /* double round robin, n/2 a round */
+    return DATUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events, in archive order                                                 */
+
+static int add_event(plan *g, event e, uint64_t max_tables)
+{
+    int rc = GROW(g, g->events, g->n_events, g->events_cap);
+    if (rc != DATUM_OK) return rc;
+    g->events[g->n_events++] = e;
+    g->max_results += max_tables * (uint64_t)g->o.boards;
+    return DATUM_OK;
+}
+
+int gen_congress_tables(uint32_t pool, double share)
+{
+    double t = share * pool / 2 + 1;
+    return t > SECTIONS_MAX * SECTION_SPLIT ? SECTIONS_MAX * SECTION_SPLIT : (int)t;
+}
+
+static int plan_events(plan *g)
+{
+    const int years = g->o.years;
+    int rc = DATUM_OK;
+    for (uint32_t c = 0; c < (uint32_t)g->o.clubs && rc == DATUM_OK; c++)
+        for (int y = 0; y < years && rc == DATUM_OK; y++) {
+            rng r = stream(g->o.seed, TAG_SESSIONS, c, (uint64_t)y);
+            uint32_t n;
+            gen_club_year(g, c, y, &n);
+            for (int w = 0; w < 52 && rc == DATUM_OK; w++)
+                for (int k = 0; k < g->clubs[c].n_days && rc == DATUM_OK; k++)
+                    if (uniform(&r) >= HOLIDAY_RATE)
+                        rc = add_event(g,
+                                       (event){EV_CLUB, 0, (uint16_t)y, c, 0,
+                                               g->jan1[y] + 7 * w + g->clubs[c].days[k]},
+                                       n / 2);
+        }
+    for (uint32_t d = 0; d < g->n_divisions && rc == DATUM_OK; d++) {
+        const division *v = &g->divisions[d];
+        for (int round = 0; round < 2 * (v->n_teams - 1) && rc == DATUM_OK; round++)
+            rc = add_event(g,
+                           (event){EV_LEAGUE, 0, (uint16_t)v->year, d, (uint32_t)round,
+                                   g->jan1[v->year] + 14 + 21 * round},
+                           2u * (uint32_t)v->n_teams);
+    }
+    for (int y = 0; y < years && rc == DATUM_OK; y++)
+        for (int session = 0; session < 2 && rc == DATUM_OK; session++)
+            rc = add_event(
+                g, (event){EV_NATIONAL, (uint8_t)session, (uint16_t)y, 0, 0, g->jan1[y] + 130},
+                SECTIONS_MAX * SECTION_SPLIT);
+    for (int region = 0; region < g->n_regions && rc == DATUM_OK; region++)
+        for (int y = 0; y < years && rc == DATUM_OK; y++)
+            for (int q = 0; q < REGIONALS_A_YEAR && rc == DATUM_OK; q++)
+                for (int session = 0; session < 2 && rc == DATUM_OK; session++)
+                    rc = add_event(g,
+                                   (event){EV_REGIONAL, (uint8_t)session, (uint16_t)y,
+                                           (uint32_t)region, (uint32_t)q, g->jan1[y] + 40 + 91 * q},
+                                   SECTIONS_MAX * SECTION_SPLIT);
+    return rc;
+}
+
+/* Names are built with every number reduced to its field's width (the
+ * values are in range; the modulo shows the compiler that nothing is cut). */
+
+/* YYYY-MM-DD of day `doy` (0-based) of year y. */
+static void format_day(int y, int doy, char out[11])
+{
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0, m = 0;
+    while (doy >= days[m] + (m == 1 && leap)) doy -= days[m] + (m == 1 && leap), m++;
+    snprintf(out, 11, "%04u-%02u-%02u", (unsigned)y % 10000u, (unsigned)(m + 1) % 100u,
+             (unsigned)(doy + 1) % 100u);
+}
+
+void gen_event_name(const plan *g, const event *e, char out[NAME_SIZE])
+{
+    char day[11];
+    unsigned year = (unsigned)(g->o.first_year + e->year) % 10000u, session = e->session % 9u + 1;
+    format_day((int)year, e->date - g->jan1[e->year], day);
+    switch (e->kind) {
+    case EV_CLUB: snprintf(out, NAME_SIZE, "Club %04u %s", (e->who + 1) % 10000u, day); break;
+    case EV_LEAGUE:
+        snprintf(out, NAME_SIZE, "League %04u D%03u R%02u", year,
+                 (unsigned)(g->divisions[e->who].number + 1) % 1000u, (e->round + 1) % 100u);
+        break;
+    case EV_NATIONAL: snprintf(out, NAME_SIZE, "National %s S%u", day, session); break;
+    default: snprintf(out, NAME_SIZE, "Regional R%03u %s S%u", (e->who + 1) % 1000u, day, session);
+    }
+}
+
+void gen_plan_free(plan *g)
+{
+    for (uint32_t d = 0; d < g->n_divisions; d++) free(g->divisions[d].pairs);
+    free(g->divisions);
+    free(g->clubs);
+    free(g->pairs);
+    free(g->skill);
+    free(g->cy_offset);
+    free(g->cy_pairs);
+    free(g->events);
+    free(g->jan1);
+}
+
+int gen_scratch_init(const plan *g, scratch *s)
+{
+    memset(s, 0, sizeof *s);
+    s->busy = calloc(g->n_players ? g->n_players : 1, sizeof *s->busy);
+    return s->busy ? 0 : -1;
+}
+
+void gen_scratch_free(scratch *s)
+{
+    free(s->busy);
+    free(s->pool);
+    free(s->picked);
+}
+
+int gen_plan_build(plan *g)
+{
+    const int years = g->o.years;
+    int rc = DATUM_OK;
+    g->n_regions = (g->o.clubs + REGION_CLUBS - 1) / REGION_CLUBS;
+    g->clubs = gen_alloc(g->ctx, (size_t)g->o.clubs, sizeof *g->clubs);
+    g->cy_offset = gen_alloc(g->ctx, (size_t)g->o.clubs * years + 1, sizeof *g->cy_offset);
+    g->jan1 = gen_alloc(g->ctx, (size_t)years + 1, sizeof *g->jan1);
+    if (!g->clubs || !g->cy_offset || !g->jan1) return DATUM_E_NOMEM;
+    int32_t day = 0; /* 1970-01-01 */
+    for (int y = 1970; y < g->o.first_year + years; y++) {
+        if (y >= g->o.first_year) g->jan1[y - g->o.first_year] = day;
+        day += 365 + ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0);
+    }
+    for (int y = 1969; y >= g->o.first_year; y--) { /* years before 1970 */
+        day = (y == 1969 ? 0 : g->jan1[y + 1 - g->o.first_year]) -
+              (365 + ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+        g->jan1[y - g->o.first_year] = day;
+    }
+    g->jan1[years] =
+        g->jan1[years - 1] + 365 +
+        (((g->o.first_year + years - 1) % 4 == 0 && (g->o.first_year + years - 1) % 100 != 0) ||
+         (g->o.first_year + years - 1) % 400 == 0);
+    for (uint32_t c = 0; c < (uint32_t)g->o.clubs && rc == DATUM_OK; c++) rc = plan_club(g, c);
+    if (rc != DATUM_OK) return rc;
+    g->cy_offset[(size_t)g->o.clubs * years] = g->n_cy_pairs;
+    scratch s;
+    if (gen_scratch_init(g, &s) < 0) return datum_ctx_fail(g->ctx, DATUM_E_NOMEM, "out of memory");
+    int per_year = (g->o.clubs + CLUBS_PER_DIVISION / 2) / CLUBS_PER_DIVISION;
+    for (int y = 0; y < years && rc == DATUM_OK; y++)
+        for (int d = 0; d < (per_year > 0 ? per_year : 1) && rc == DATUM_OK; d++)
+            rc = plan_division(g, &s, y, d);
+    gen_scratch_free(&s);
+    return rc == DATUM_OK ? plan_events(g) : rc;
+}
