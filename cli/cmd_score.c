@@ -147,6 +147,21 @@ static double per_board(const pair_totals *t, uint32_t p)
     return t->boards[p] ? t->imps[p] / (double)t->boards[p] : NAN;
 }
 
+/* The narrowest type holding every Butler IMP of the method exactly: WBF
+ * IMPs are integers from -24 to 24 (int8), halves with --half (float32);
+ * the adjusted awards must fit too. The linear scale needs float64. */
+static datum_store_type imps_store_type(const datum_method *m)
+{
+    const double award[3] = {m->award.plus, m->award.average, m->award.minus};
+    int ints = !m->scale.halved, floats = 1;
+    for (int i = 0; i < 3; i++) {
+        ints &= award[i] == (double)(int8_t)award[i] && award[i] >= -128 && award[i] <= 127;
+        floats &= (double)(float)award[i] == award[i];
+    }
+    if (m->scale.kind != DATUM_SCALE_WBF || !floats) return DATUM_STORE_F64;
+    return ints ? DATUM_STORE_I8 : DATUM_STORE_F32;
+}
+
 static int create_h5(datum_ctx *ctx, const score_job *job, const datum_archive *a,
                      const char *archive_path, const datum_archive_info *info,
                      datum_output **out, columns *col)
@@ -159,8 +174,15 @@ static int create_h5(datum_ctx *ctx, const score_job *job, const datum_archive *
     if (job->kind == JOB_BUTLER) {
         col->datum = datum_output_add_column(o, "fields", "datum", info->n_fields,
                                              "datum of the field (NaN: no real score)");
-        col->a = datum_output_add_column(o, "results", "ns_imps", info->n_results, "North-South IMPs");
-        col->b = datum_output_add_column(o, "results", "ew_imps", info->n_results, "East-West IMPs");
+        /* East-West's IMPs differ from -ns_imps only on adjusted rows, so
+         * they are stored only then. */
+        datum_store_type store = imps_store_type(&job->mo.method);
+        col->a = datum_output_add_stored_column(o, "results", "ns_imps", info->n_results,
+                                                "North-South IMPs", store);
+        if (info->has_adjusted)
+            col->b = datum_output_add_stored_column(o, "results", "ew_imps", info->n_results,
+                                                    "East-West IMPs (-ns_imps except on adjusted rows)",
+                                                    store);
     } else if (job->kind == JOB_BARKING) {
         col->a = datum_output_add_column(o, "results", "ns_raw", info->n_results,
                                          "North-South barking cross-IMPs, raw sum (NaN: no score; "
@@ -200,7 +222,7 @@ static int write_h5_chunk(datum_output *o, const columns *col, const score_job *
         rc = datum_output_write(o, col->terms, c->first_row, c->n_rows, bf->terms_wide);
     }
     if (rc >= 0) rc = datum_output_write(o, col->a, c->first_row, c->n_rows, bf->a);
-    if (rc >= 0) rc = datum_output_write(o, col->b, c->first_row, c->n_rows, bf->b);
+    if (rc >= 0 && col->b >= 0) rc = datum_output_write(o, col->b, c->first_row, c->n_rows, bf->b);
     return rc;
 }
 

@@ -63,27 +63,53 @@ static int window_open(hid_t ds, chunk_window *w)
     return ok ? 1 : -1;
 }
 
-/* Reads a little-endian integer of `size` bytes. */
-static int64_t load_int(const unsigned char *p, size_t size, int is_signed)
+/* Loads element i of a little-endian integer array of `size` bytes
+ * (memcpy: no alignment assumed; the machine is little-endian, as the
+ * direct path requires). */
+static inline int64_t load_int(const unsigned char *p, size_t i, size_t size, int is_signed)
 {
-    uint64_t v = 0;
-    for (size_t b = 0; b < size; b++) v |= (uint64_t)p[b] << (8 * b);
-    if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1) v |= ~(uint64_t)0 << (8 * size);
-    return (int64_t)v;
+    switch (size * 2 + (is_signed != 0)) {
+    case 2: return p[i];
+    case 3: return (int8_t)p[i];
+    case 4: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+    case 5: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+    case 8: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case 9: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case 16: { uint64_t v; memcpy(&v, p + 8 * i, 8); return v > INT64_MAX ? INT64_MAX : (int64_t)v; }
+    default: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
+    }
 }
 
 /* Converts n file values to the chunk's C type, saturating like HDF5 (the
- * range check that follows rejects what does not fit). */
+ * range check that follows rejects what does not fit). One loop per C type,
+ * so that the compiler specialises the load. */
 static void widen(const chunk_window *w, const unsigned char *in, size_t n, int kind, void *out)
 {
     size_t size = w->codec.elem;
-    for (size_t i = 0; i < n; i++) {
-        int64_t v = load_int(in + i * size, size, w->is_signed);
-        switch (kind) {
-        case IO_KIND_U8: ((uint8_t *)out)[i] = (uint8_t)(v < 0 ? 0 : v > UINT8_MAX ? UINT8_MAX : v); break;
-        case IO_KIND_U32: ((uint32_t *)out)[i] = (uint32_t)(v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v); break;
-        case IO_KIND_U64: ((uint64_t *)out)[i] = (uint64_t)(v < 0 ? 0 : v); break;
-        default: ((int32_t *)out)[i] = (int32_t)(v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v);
+    int sgn = w->is_signed;
+    switch (kind) {
+    case IO_KIND_U8:
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = load_int(in, i, size, sgn);
+            ((uint8_t *)out)[i] = (uint8_t)(v < 0 ? 0 : v > UINT8_MAX ? UINT8_MAX : v);
+        }
+        break;
+    case IO_KIND_U32:
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = load_int(in, i, size, sgn);
+            ((uint32_t *)out)[i] = (uint32_t)(v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v);
+        }
+        break;
+    case IO_KIND_U64:
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = load_int(in, i, size, sgn);
+            ((uint64_t *)out)[i] = (uint64_t)(v < 0 ? 0 : v);
+        }
+        break;
+    default:
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = load_int(in, i, size, sgn);
+            ((int32_t *)out)[i] = (int32_t)(v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v);
         }
     }
 }

@@ -231,6 +231,18 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
  * number (>= 0) or a negative error. */
 int datum_output_add_column(datum_output *o, const char *group, const char *name,
                             uint64_t length, const char *description);
+/* How a column of double values is stored. The caller picks the narrowest
+ * type that holds every value exactly (WBF IMPs are integers from -24 to 24,
+ * or halves with --half): fewer bytes to compress, store and read. */
+typedef enum {
+    DATUM_STORE_F64 = 0,
+    DATUM_STORE_F32 = 1, /* every value exactly a float */
+    DATUM_STORE_I8 = 2   /* every value an integer in -128..127 */
+} datum_store_type;
+
+/* Same as datum_output_add_column, values given as double, stored as `type`. */
+int datum_output_add_stored_column(datum_output *o, const char *group, const char *name,
+                                   uint64_t length, const char *description, datum_store_type type);
 /* Same, int64 values. */
 int datum_output_add_int_column(datum_output *o, const char *group, const char *name,
                                 uint64_t length, const char *description);

@@ -26,6 +26,8 @@ typedef struct {
      * compressed in parallel (h5chunk.c); `done` elements are in the file,
      * `held` more wait in buf (room for BATCH_CHUNKS chunks). */
     int direct;
+    int narrow;     /* double given, a narrower type stored: converted into buf */
+    hid_t buftype;  /* memory type of buf's contents */
     io_chunked codec;
     unsigned char *buf;
     uint64_t done, held;
@@ -145,7 +147,13 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
     }
     /* The direct path needs the memory layout to be the file's (it is on
      * every little-endian machine) and a pipeline h5chunk.c reproduces. */
-    if (length > 0 && H5Tequal(type, memtype) > 0 && io_chunked_open(c->ds, &c->codec) == 0) {
+    c->buftype = memtype;
+    if (H5Tequal(memtype, H5T_NATIVE_DOUBLE) > 0 && H5Tequal(type, H5T_IEEE_F32LE) > 0)
+        c->buftype = H5T_NATIVE_FLOAT;
+    else if (H5Tequal(memtype, H5T_NATIVE_DOUBLE) > 0 && H5Tequal(type, H5T_STD_I8LE) > 0)
+        c->buftype = H5T_NATIVE_INT8;
+    c->narrow = c->buftype != memtype;
+    if (length > 0 && H5Tequal(type, c->buftype) > 0 && io_chunked_open(c->ds, &c->codec) == 0) {
         c->buf = malloc((size_t)c->codec.chunk * c->codec.elem * BATCH_CHUNKS);
         c->direct = c->buf != NULL; /* without the buffer, the library's path still works */
     }
@@ -156,6 +164,14 @@ int datum_output_add_column(datum_output *o, const char *group, const char *name
                             const char *description)
 {
     return add_column(o, group, name, length, description, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+}
+
+int datum_output_add_stored_column(datum_output *o, const char *group, const char *name,
+                                   uint64_t length, const char *description, datum_store_type type)
+{
+    hid_t file_type = type == DATUM_STORE_I8 ? H5T_STD_I8LE : type == DATUM_STORE_F32 ? H5T_IEEE_F32LE
+                                                                                    : H5T_IEEE_F64LE;
+    return add_column(o, group, name, length, description, file_type, H5T_NATIVE_DOUBLE);
 }
 
 int datum_output_add_int_column(datum_output *o, const char *group, const char *name,
@@ -179,7 +195,7 @@ static int flush_held(datum_output *o, out_column *c, int at_end)
     }
     if (whole) failed = io_chunked_write(&c->codec, c->done / chunk, (size_t)whole, c->buf, threads) < 0;
     if (!failed && rest)
-        failed = io_h5_write_range(c->ds, c->memtype, c->done + whole * chunk, rest,
+        failed = io_h5_write_range(c->ds, c->buftype, c->done + whole * chunk, rest,
                                    c->buf + whole * bytes) < 0;
     if (failed) return datum_ctx_fail(o->ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, c->path);
     c->done += c->held;
@@ -196,9 +212,25 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
     const unsigned char *in = values;
     while (count > 0) {
         uint64_t take = room - c->held < count ? room - c->held : count;
-        memcpy(c->buf + c->held * c->codec.elem, in, (size_t)take * c->codec.elem);
+        unsigned char *to = c->buf + c->held * c->codec.elem;
+        if (c->narrow && c->codec.elem == 4) {
+            for (uint64_t i = 0; i < take; i++) {
+                double d;
+                memcpy(&d, in + 8 * i, 8);
+                float f = (float)d;
+                memcpy(to + 4 * i, &f, 4);
+            }
+        } else if (c->narrow) { /* int8: exact by the caller's promise */
+            for (uint64_t i = 0; i < take; i++) {
+                double d;
+                memcpy(&d, in + 8 * i, 8);
+                to[i] = (unsigned char)(int8_t)d;
+            }
+        } else {
+            memcpy(to, in, (size_t)take * c->codec.elem);
+        }
         c->held += take;
-        in += take * c->codec.elem;
+        in += take * (c->narrow ? 8 : c->codec.elem);
         count -= take;
         if (c->held == room && flush_held(o, c, 0) != DATUM_OK) return DATUM_E_IO;
     }

@@ -133,8 +133,11 @@ static void test_commit(void **state)
 static void test_chunked_writes(void **state)
 {
     enum { N = 1000 };
-    static double v[N], back[N];
-    for (int i = 0; i < N; i++) v[i] = (double)(i % 49) - 24.0 + (i % 7 == 0 ? 0.5 : 0.0);
+    static double v[N], w[N], back[N];
+    for (int i = 0; i < N; i++) {
+        v[i] = (double)(i % 49) - 24.0 + (i % 7 == 0 ? 0.5 : 0.0);
+        w[i] = (double)(i % 49) - 24.0; /* integers: fit int8 */
+    }
     for (int variant = 0; variant < 4; variant++) {
         datum_write_options opt = DATUM_WRITE_OPTIONS_INIT;
         opt.chunk_rows = 64; /* 15.6 chunks: a padded last chunk, several batches */
@@ -145,13 +148,22 @@ static void test_chunked_writes(void **state)
                          DATUM_OK);
         int seq = datum_output_add_column(o, "results", "sequential", N, NULL);
         int mixed = datum_output_add_column(o, "results", "mixed", N, NULL);
+        int single = datum_output_add_stored_column(o, "results", "single", N, NULL, DATUM_STORE_F32);
+        int single_mixed = datum_output_add_stored_column(o, "results", "single_mixed", N, NULL,
+                                                          DATUM_STORE_F32);
+        int tiny = datum_output_add_stored_column(o, "results", "tiny", N, NULL, DATUM_STORE_I8);
         for (int first = 0; first < N; first += 37) { /* pieces that straddle chunks */
             int count = first + 37 <= N ? 37 : N - first;
             assert_int_equal(datum_output_write(o, seq, (uint64_t)first, (uint64_t)count, v + first), DATUM_OK);
+            assert_int_equal(datum_output_write(o, single, (uint64_t)first, (uint64_t)count, v + first), DATUM_OK);
+            assert_int_equal(datum_output_write(o, tiny, (uint64_t)first, (uint64_t)count, w + first), DATUM_OK);
         }
         assert_int_equal(datum_output_write(o, mixed, 0, 300, v), DATUM_OK);
         assert_int_equal(datum_output_write(o, mixed, 500, 500, v + 500), DATUM_OK); /* a gap */
         assert_int_equal(datum_output_write(o, mixed, 300, 200, v + 300), DATUM_OK);
+        assert_int_equal(datum_output_write(o, single_mixed, 0, 100, v), DATUM_OK);
+        assert_int_equal(datum_output_write(o, single_mixed, 600, 400, v + 600), DATUM_OK);
+        assert_int_equal(datum_output_write(o, single_mixed, 100, 500, v + 100), DATUM_OK);
         assert_int_equal(datum_output_commit(&o), DATUM_OK);
         hid_t f = H5Fopen("c.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
         assert_true(f >= 0);
@@ -159,6 +171,21 @@ static void test_chunked_writes(void **state)
         assert_memory_equal(back, v, sizeof v);
         read_values(f, "results/mixed", H5T_NATIVE_DOUBLE, back);
         assert_memory_equal(back, v, sizeof v);
+        const char *singles[] = {"results/single", "results/single_mixed"};
+        for (int k = 0; k < 2; k++) { /* stored as float32, exact for these values */
+            hid_t ds = H5Dopen2(f, singles[k], H5P_DEFAULT), type = H5Dget_type(ds);
+            assert_true(H5Tequal(type, H5T_IEEE_F32LE) > 0);
+            H5Tclose(type);
+            H5Dclose(ds);
+            read_values(f, singles[k], H5T_NATIVE_DOUBLE, back);
+            assert_memory_equal(back, v, sizeof v);
+        }
+        hid_t ds = H5Dopen2(f, "results/tiny", H5P_DEFAULT), type = H5Dget_type(ds);
+        assert_true(H5Tequal(type, H5T_STD_I8LE) > 0);
+        H5Tclose(type);
+        H5Dclose(ds);
+        read_values(f, "results/tiny", H5T_NATIVE_DOUBLE, back);
+        assert_memory_equal(back, w, sizeof w);
         H5Fclose(f);
     }
     datum_ctx_set_threads(g_ctx, 1);
