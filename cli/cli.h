@@ -127,5 +127,6 @@ int cmd_generate(int argc, char **argv);
 int cmd_barking(int argc, char **argv);
 int cmd_teams(int argc, char **argv);
 int cmd_tarot(int argc, char **argv);
+int cmd_rate(int argc, char **argv);
 
 #endif

@@ -323,25 +323,13 @@ static int parse_int(const csv_file *c, size_t i, int64_t lo, int64_t hi, int32_
     return DATUM_OK;
 }
 
-static int two_digits(const char *s) { return (s[0] - '0') * 10 + (s[1] - '0'); }
-
 /* Parses YYYY-MM-DD, a real calendar date, into days since 1970-01-01. */
 static int parse_date(const csv_file *c, size_t i, int32_t *out)
 {
-    static const int days_in_month[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     const char *s = field(c, i);
     char q[64];
-    int ok = strlen(s) == 10 && s[4] == '-' && s[7] == '-';
-    for (int k = 0; ok && k < 10; k++)
-        if (k != 4 && k != 7 && (s[k] < '0' || s[k] > '9')) ok = 0;
-    if (ok) {
-        int y = two_digits(s) * 100 + two_digits(s + 2), m = two_digits(s + 5),
-            d = two_digits(s + 8);
-        int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-        ok = y >= 1 && m >= 1 && m <= 12 && d >= 1 && d <= days_in_month[m - 1] + (m == 2 && leap);
-        if (ok) *out = io_days_from_civil(y, m, d);
-    }
-    if (!ok) return csv_fail(c, i, "%s is not a date (YYYY-MM-DD)", quoted_value(s, q, sizeof q));
+    if (datum_parse_date(s, out) != 0)
+        return csv_fail(c, i, "%s is not a date (YYYY-MM-DD)", quoted_value(s, q, sizeof q));
     return DATUM_OK;
 }
 

@@ -276,6 +276,27 @@ void datum_csv_abort(datum_csv_writer **w);
  * buf must hold 32 bytes. Returns buf. NaN -> "". */
 char *datum_format_real(double v, char *buf);
 
+/* ------------------------------------------------------------------------ */
+/* Dates (common.c) and small text files (text_io.c)                       */
+
+/* A real calendar date YYYY-MM-DD into days since 1970-01-01. Returns 0, or
+ * -1 if text is not one (*days untouched). */
+int datum_parse_date(const char *text, int32_t *days);
+
+/* Reads a ratings CSV (formats.md "ratings": a header with at least the
+ * columns `pair` and `rating`) back, as a warm start: rating[p] receives the
+ * rating of the archive's pair p, NaN for pairs the file does not name;
+ * pairs the archive does not know, and empty ratings, are skipped (*unknown
+ * counts the former; may be NULL). DATUM_E_IO if the file cannot be read,
+ * DATUM_E_INPUT ("FILE:LINE: column rating: ...") for a bad value or a pair
+ * named twice. */
+int datum_ratings_read(datum_ctx *ctx, const char *path, const datum_archive *a, double *rating,
+                       uint64_t *unknown);
+
+/* Writes text[0..len) to path atomically (PATH.tmp-XXXXXX renamed into
+ * place; "-" is standard output). */
+int datum_text_write(datum_ctx *ctx, const char *path, const char *text, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,601 @@
+/* cmd_rate.c - `datum rate`: compensated Butler ratings (seed 000) of every
+ * pair of an archive, with the report of how they were solved and, for a
+ * generated archive, how well they find the truth. The numbers come from
+ * solvers/ (datum_rate.h); this file parses, reads chunks, writes and prints. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "datum_rate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static const char kHelp[] =
+    "usage: datum rate ARCHIVE.h5 --out RATINGS.csv [options]\n"
+    "\n"
+    "Compensated Butler ratings (seed 000): every board's Butler IMPs corrected for\n"
+    "the strength of the opponent, the allies and the indirect opponents, solved as\n"
+    "one system over the whole archive (docs/methods.md, \"Ratings\").\n"
+    "\n"
+    "  --out RATINGS.csv     pair,boards,rating,butler_per_board,component (- for stdout)\n"
+    "  -o OUT.h5             the same per pair, in an HDF5 output file\n"
+    "  --report REPORT.json  residuals, components, null directions, solver, times\n"
+    "  --datum RULE          the datum of the Butler IMPs (default mean; see datum score)\n"
+    "  --scale SCALE         wbf (default) | linear; --double, --half and the recipe\n"
+    "                        options of datum score apply as well\n"
+    "  --half-life DAYS      weigh a board 0.5^(age / DAYS), its age counted to --as-of\n"
+    "  --as-of DATE          ignore results after DATE (default: the archive's last date)\n"
+    "  --from DATE           ignore results before DATE\n"
+    "  --ridge LAMBDA        ridge prior, in boards: (A + LAMBDA W) v = r_c\n"
+    "  --solver S            auto (default) | direct | iterative\n"
+    "  --memory SIZE         auto: the direct factor's budget, e.g. 8G (K, M, G, T)\n"
+    "  --ordering O          direct: default (AMD, METIS if AMD fills in much) | amd |\n"
+    "                        metis | nesdis\n"
+    "  --block-size N        iterative: preconditioner block size (512; 1: Jacobi)\n"
+    "  --tolerance T         relative residual on the range of A (default 1e-10)\n"
+    "  --warm-start F.csv    start the iterative solver from earlier ratings\n"
+    "  --evaluate            against the generator's true strengths\n"
+    "  --fit-until DATE      with --evaluate: fit up to DATE, predict the later boards\n"
+    "  --threads N           worker threads (results never depend on N)\n"
+    "\n"
+    "Dates are YYYY-MM-DD.\n";
+
+typedef struct {
+    cli_method_options mo;
+    datum_rate_options opt;
+    datum_rate_window window;
+    const char *half_life, *as_of, *from, *fit_until, *ridge, *solver, *ordering, *memory, *tolerance;
+    const char *warm_start, *out_csv, *out_h5, *report;
+    int threads, evaluate, block_size;
+    int32_t as_of_day, from_day, fit_day;
+    int has_as_of, has_from, has_fit;
+} rate_job;
+
+/* What the run measured, for the report. */
+typedef struct {
+    datum_archive_info info;
+    datum_rate_summary summary;
+    double t_read, t_write, t_evaluate, t_total;
+    uint64_t warm_unknown;
+    int warm_pairs;
+    /* --evaluate */
+    int has_truth;
+    size_t truth_pairs;
+    double r_raw, r_rating, rw_raw, rw_rating;
+    int has_prediction;
+    datum_rate_prediction pred_rating, pred_raw;
+} rate_run;
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                  */
+
+static int parse_real(const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* SIZE: bytes, with an optional K, M, G or T (powers of 1024). */
+static int parse_size(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    const char *units = "KMGT", *u = *end ? strchr(units, *end) : NULL;
+    if (errno || end == text || !(v > 0) || (*end && (!u || end[1]))) return -1;
+    for (const char *k = units; u && k <= u; k++) v *= 1024;
+    *out = v;
+    return 0;
+}
+
+static const char *const kSolvers[] = {"auto", "direct", "iterative"};
+static const char *const kOrderings[] = {"default", "amd", "metis", "nesdis"};
+
+/* Index of text among n names, or -1. */
+static int choice(const char *text, const char *const *names, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(text, names[k]) == 0) return k;
+    return -1;
+}
+
+static int parse_day(cli_parser *p, const char *option, const char *text, int32_t *day)
+{
+    if (datum_parse_date(text, day) != 0)
+        return cli_usage_error(p, "%s takes a date YYYY-MM-DD, not '%s'", option, text);
+    return 0;
+}
+
+static int resolve(cli_parser *p, rate_job *job)
+{
+    datum_rate_options *o = &job->opt;
+    double v;
+    if (cli_method_resolve(p, &job->mo) != 0) return -1;
+    if (!job->out_csv && !job->out_h5 && !job->report && !job->evaluate)
+        return cli_usage_error(p, "nothing to write: give --out, -o, --report or --evaluate");
+    if (job->half_life) {
+        if (parse_real(job->half_life, 1e-9, 1e9, &v) != 0)
+            return cli_usage_error(p, "--half-life takes a positive number of days, not '%s'",
+                                   job->half_life);
+        job->window.half_life = v;
+    }
+    if (job->as_of && parse_day(p, "--as-of", job->as_of, &job->as_of_day)) return -1;
+    if (job->from && parse_day(p, "--from", job->from, &job->from_day)) return -1;
+    if (job->fit_until && parse_day(p, "--fit-until", job->fit_until, &job->fit_day)) return -1;
+    job->has_as_of = job->as_of != NULL;
+    job->has_from = job->from != NULL;
+    job->has_fit = job->fit_until != NULL;
+    if (job->has_fit && !job->evaluate)
+        return cli_usage_error(p, "--fit-until goes with --evaluate");
+    if (job->ridge) {
+        if (parse_real(job->ridge, 0, 1e12, &v) != 0)
+            return cli_usage_error(p, "--ridge takes a number of boards >= 0, not '%s'", job->ridge);
+        o->ridge = v;
+    }
+    if (job->solver) {
+        int k = choice(job->solver, kSolvers, 3);
+        if (k < 0)
+            return cli_usage_error(p, "--solver takes auto, direct or iterative, not '%s'", job->solver);
+        o->solver = (datum_rate_solver)k;
+    }
+    if (job->ordering) {
+        int k = choice(job->ordering, kOrderings, 4);
+        if (k < 0)
+            return cli_usage_error(p, "--ordering takes default, amd, metis or nesdis, not '%s'",
+                                   job->ordering);
+        o->ordering = (datum_rate_ordering)k;
+    }
+    if (job->memory && parse_size(job->memory, &o->memory) != 0)
+        return cli_usage_error(p, "--memory takes a size such as 8G or 512M, not '%s'", job->memory);
+    if (job->tolerance) {
+        if (parse_real(job->tolerance, 1e-16, 0.1, &v) != 0)
+            return cli_usage_error(p, "--tolerance takes a number in [1e-16, 0.1], not '%s'",
+                                   job->tolerance);
+        o->tolerance = v;
+    }
+    if (job->block_size > 0) o->block_size = job->block_size;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                  */
+
+/* Feeds every chunk of fields to fn (a problem or a prediction). */
+typedef int (*chunk_fn)(datum_ctx *ctx, void *target, const datum_rate_chunk *c);
+
+static int each_chunk(datum_ctx *ctx, datum_archive *a, const char *label, chunk_fn fn,
+                      void *target)
+{
+    datum_chunk_reader *reader;
+    unsigned need = DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR | DATUM_COL_NS_SCORE |
+                    DATUM_COL_ADJUSTED | DATUM_COL_DATE;
+    int rc = datum_chunk_reader_create(ctx, a, need, (size_t)1 << 20, &reader);
+    if (rc < 0) return rc;
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    cli_progress progress;
+    cli_progress_start(&progress, ctx, label);
+    for (;;) {
+        datum_chunk c;
+        if ((rc = datum_chunk_reader_next(reader, &c)) < 0 || c.n_fields == 0) break;
+        datum_rate_chunk rc_chunk = {c.n_fields, c.offset, c.field_date, c.date,
+                                     c.ns_pair, c.ew_pair, c.ns_score, c.adjusted};
+        if ((rc = fn(ctx, target, &rc_chunk)) < 0) break;
+        datum_ctx_progress(ctx, c.first_row + c.n_rows, info.n_results);
+    }
+    cli_progress_finish(&progress);
+    datum_chunk_reader_free(&reader);
+    return rc < 0 ? rc : DATUM_OK;
+}
+
+typedef struct {
+    datum_rate_problem *problem;
+    const datum_method *m;
+} add_target;
+
+static int add_chunk(datum_ctx *ctx, void *target, const datum_rate_chunk *c)
+{
+    add_target *t = target;
+    return datum_rate_problem_add(ctx, t->problem, t->m, c);
+}
+
+typedef struct {
+    const datum_rate_window *window;
+    const datum_method *m;
+    uint32_t n_pairs;
+    const double *rating, *raw;
+    datum_rate_prediction *with_rating, *with_raw;
+} predict_target;
+
+static int predict_chunk(datum_ctx *ctx, void *target, const datum_rate_chunk *c)
+{
+    predict_target *t = target;
+    int rc = datum_rate_predict(ctx, t->window, t->m, c, t->n_pairs, t->rating, t->with_rating);
+    if (rc >= 0) rc = datum_rate_predict(ctx, t->window, t->m, c, t->n_pairs, t->raw, t->with_raw);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                  */
+
+static int write_csv(datum_ctx *ctx, const char *path, const datum_archive *a,
+                     const datum_rate_result *r)
+{
+    datum_csv_writer *w;
+    int rc = datum_csv_create(ctx, path, &w);
+    if (rc < 0) return rc;
+    const char *header[] = {"pair", "boards", "rating", "butler_per_board", "component"};
+    for (int i = 0; i < 5; i++) datum_csv_str(w, header[i]);
+    datum_csv_end_row(w);
+    for (uint32_t p = 0; p < r->n_pairs; p++) {
+        if (r->component[p] < 0) continue; /* no kept board */
+        datum_csv_str(w, datum_archive_pair(a, p));
+        datum_csv_real(w, r->boards[p]);
+        datum_csv_real(w, r->rating[p]);
+        datum_csv_real(w, r->butler_per_board[p]);
+        datum_csv_int(w, r->component[p]);
+        datum_csv_end_row(w);
+    }
+    return datum_csv_commit(&w);
+}
+
+static int write_h5(datum_ctx *ctx, const rate_job *job, const char *archive_path,
+                    const datum_archive *a, const datum_rate_result *r)
+{
+    datum_output *o;
+    int rc = cli_output_create(ctx, job->out_h5, a, archive_path, "rate", &job->mo, &o);
+    if (rc < 0) return rc;
+    uint32_t n = r->n_pairs;
+    int64_t *component = malloc((n + 1) * sizeof *component);
+    if (!component) rc = datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
+    for (uint32_t p = 0; component && p < n; p++) component[p] = r->component[p];
+    struct {
+        const char *name, *description;
+        const void *values;
+        int integer;
+    } cols[] = {
+        {"boards", "board weight sum n_j (NaN-free; 0 without a kept board)", r->boards, 0},
+        {"rating", "compensated Butler rating, IMPs per board (NaN: no kept board)", r->rating, 0},
+        {"butler_per_board", "raw Butler IMPs per weighted board (NaN: no kept board)",
+         r->butler_per_board, 0},
+        {"component", "connected component of the rating system (-1: none)", component, 1},
+    };
+    for (size_t k = 0; rc >= 0 && k < sizeof cols / sizeof *cols; k++) {
+        int col = cols[k].integer
+                      ? datum_output_add_int_column(o, "pairs", cols[k].name, n, cols[k].description)
+                      : datum_output_add_column(o, "pairs", cols[k].name, n, cols[k].description);
+        rc = col < 0 ? col : datum_output_write(o, col, 0, n, cols[k].values);
+    }
+    free(component);
+    if (rc >= 0) rc = datum_output_commit(&o);
+    datum_output_abort(&o);
+    return rc;
+}
+
+/* JSON: a number (null when not finite), a date (null when absent). */
+static void json_real(FILE *f, const char *key, double v, const char *after)
+{
+    char buf[32];
+    fprintf(f, "\"%s\": %s%s", key, isfinite(v) ? datum_format_real(v, buf) : "null", after);
+}
+
+/* Several numbers: key: value, ..., then `after`. */
+typedef struct {
+    const char *key;
+    double value;
+} json_num;
+
+static void json_reals(FILE *f, const json_num *v, size_t n, const char *after)
+{
+    for (size_t i = 0; i < n; i++) json_real(f, v[i].key, v[i].value, i + 1 < n ? ", " : after);
+}
+#define JSON_REALS(f, after, ...) \
+    json_reals(f, (const json_num[]){__VA_ARGS__}, \
+               sizeof((const json_num[]){__VA_ARGS__}) / sizeof(json_num), after)
+
+static void json_date(FILE *f, const char *key, int has, int32_t day, const char *after)
+{
+    char buf[48];
+    if (has) cli_format_date(day, buf);
+    if (has) fprintf(f, "\"%s\": \"%s\"%s", key, buf, after);
+    else fprintf(f, "\"%s\": null%s", key, after);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static const char *ordering_name(int ordering)
+{
+    switch (ordering) {
+    case 0: return "natural";
+    case 1: return "given";
+    case 2: return "amd";
+    case 3: return "metis";
+    case 4: return "nesdis";
+    case 5: return "colamd";
+    case 6: return "postordered";
+    default: return "none";
+    }
+}
+
+static void report_json(FILE *f, const rate_job *job, const char *archive, const rate_run *run,
+                        const datum_rate_result *r)
+{
+    const datum_rate_stats *s = &r->stats;
+    const datum_rate_summary *d = &run->summary;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(f, "{\n  \"command\": \"rate\",\n  \"archive\": ");
+    json_string(f, archive);
+    fprintf(f, ",\n  \"engine_version\": \"%s\",\n", datum_version());
+    fprintf(f, "  \"method\": {\"datum\": ");
+    json_string(f, job->mo.preset);
+    fprintf(f, ", \"scale\": ");
+    json_string(f, job->mo.scale);
+    fprintf(f, ", \"double\": %d, \"half\": %d},\n", job->mo.doubled, job->mo.halved);
+    fprintf(f, "  \"window\": {");
+    json_date(f, "from", job->has_from, job->window.from, ", ");
+    json_date(f, "as_of", 1, job->window.as_of, ", ");
+    json_real(f, "half_life_days", job->window.half_life > 0 ? job->window.half_life : NAN, ", ");
+    json_date(f, "fit_until", job->has_fit, job->fit_day, "},\n");
+    fprintf(f, "  \"data\": {\"results\": %llu, \"pairs\": %u, \"rated_pairs\": %u, "
+               "\"fields\": %llu, \"fields_one_table\": %llu, \"rows\": %llu, "
+               "\"rows_outside_window\": %llu, \"layouts\": %llu},\n",
+            (unsigned long long)run->info.n_results, run->info.n_pairs, s->pairs,
+            (unsigned long long)d->fields, (unsigned long long)d->fields_one,
+            (unsigned long long)d->rows, (unsigned long long)d->rows_outside,
+            (unsigned long long)d->layouts);
+    fprintf(f, "  \"components\": {\"total\": %u, \"dense\": %u, \"largest\": %u, "
+               "\"opponent\": %u, \"fixed_direction\": %u, \"groups\": %u},\n",
+            s->components, s->dense_components, s->largest_component, s->opponent_components,
+            s->fixed_components, s->groups);
+    fprintf(f, "  \"null_directions\": {\"total\": %u, \"structural\": %u, \"numerical\": %u, "
+               "\"dense\": %u, \"dense_structural\": %u, \"search_complete\": %s, ",
+            s->null_total, s->null_structural, s->null_numeric, s->null_dense,
+            s->null_dense_structural, s->null_complete ? "true" : "false");
+    json_real(f, "worst_null_check", s->null_check, "},\n");
+    fprintf(f, "  \"residual\": {");
+    JSON_REALS(f, ", ", {"norm_Av_minus_r", s->residual}, {"least_possible", s->least_residual},
+               {"relative_on_range", s->range_residual}, {"tolerance", job->opt.tolerance});
+    fprintf(f, "\"converged\": %s},\n", s->converged ? "true" : "false");
+    fprintf(f, "  \"solver\": {\"requested\": \"%s\", \"path\": \"%s\", \"ordering_requested\": "
+               "\"%s\", \"ordering\": \"%s\", \"supernodal\": %s, ",
+            kSolvers[job->opt.solver], kSolvers[s->path], kOrderings[job->opt.ordering],
+            ordering_name(s->ordering), s->supernodal ? "true" : "false");
+    json_real(f, "ridge", job->opt.ridge, ", ");
+    fprintf(f, "\"iterations\": %d, \"blocks\": %u, \"peeled_pieces\": %u, \"factorizations\": %d, "
+               "\"warm_start_pairs\": %d, ",
+            s->iterations, s->blocks, s->peeled_pieces, s->factorizations, run->warm_pairs);
+    JSON_REALS(f, "},\n", {"matrix_nnz", s->matrix_nnz}, {"factor_nnz", s->factor_nnz},
+               {"factor_flops", s->factor_flops}, {"factor_bytes", s->factor_bytes},
+               {"predicted_factor_nnz", s->predicted_nnz},
+               {"predicted_factor_flops", s->predicted_flops},
+               {"predicted_factor_bytes", s->predicted_bytes},
+               {"memory_budget_bytes", job->opt.memory});
+    fprintf(f, "  \"memory\": {\"peak_rss_bytes\": %lld},\n", (long long)ru.ru_maxrss * 1024);
+    fprintf(f, "  \"time_seconds\": {");
+    JSON_REALS(f, "}", {"read", run->t_read}, {"assemble", s->time_assemble},
+               {"analyse", s->time_analyse}, {"factorise", s->time_factorise},
+               {"solve", s->time_solve}, {"write", run->t_write}, {"evaluate", run->t_evaluate},
+               {"total", run->t_total});
+    if (run->has_truth) {
+        fprintf(f, ",\n  \"evaluation\": {\"truth\": {\"pairs\": %zu, ", run->truth_pairs);
+        JSON_REALS(f, "}", {"pearson_raw_butler", run->r_raw}, {"pearson_rating", run->r_rating},
+                   {"pearson_raw_butler_board_weighted", run->rw_raw},
+                   {"pearson_rating_board_weighted", run->rw_rating});
+        if (run->has_prediction) {
+            double rmse[2], corr[2];
+            datum_rate_prediction_summary(&run->pred_rating, &rmse[0], &corr[0]);
+            datum_rate_prediction_summary(&run->pred_raw, &rmse[1], &corr[1]);
+            fprintf(f, ", \"prediction\": {");
+            json_date(f, "fit_until", 1, job->fit_day, ", ");
+            fprintf(f, "\"predictions\": %llu, \"unrated\": %llu, ",
+                    (unsigned long long)run->pred_rating.count,
+                    (unsigned long long)run->pred_rating.skipped);
+            JSON_REALS(f, "}", {"rmse_rating", rmse[0]}, {"pearson_rating", corr[0]},
+                       {"rmse_raw_butler", rmse[1]}, {"pearson_raw_butler", corr[1]});
+        }
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n}\n");
+}
+
+static int write_report(datum_ctx *ctx, const rate_job *job, const char *archive,
+                        const rate_run *run, const datum_rate_result *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (report)");
+    report_json(f, job, archive, run, r);
+    int failed = fclose(f) != 0;
+    int rc = failed ? datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (report)")
+                    : datum_text_write(ctx, job->report, text, len);
+    free(text);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Evaluation                                                               */
+
+static int evaluate(datum_ctx *ctx, datum_archive *a, const rate_job *job, const datum_method *m,
+                    const datum_rate_result *r, rate_run *run)
+{
+    uint32_t n = r->n_pairs;
+    double *truth = malloc((n + 1) * sizeof *truth);
+    if (!truth) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
+    int rc = datum_archive_read_truth(ctx, a, truth);
+    if (rc == DATUM_OK) {
+        run->has_truth = 1;
+        run->r_raw = datum_rate_pearson(n, r->butler_per_board, truth, r->boards, 0, &run->truth_pairs);
+        run->r_rating = datum_rate_pearson(n, r->rating, truth, r->boards, 0, NULL);
+        run->rw_raw = datum_rate_pearson(n, r->butler_per_board, truth, r->boards, 1, NULL);
+        run->rw_rating = datum_rate_pearson(n, r->rating, truth, r->boards, 1, NULL);
+    }
+    free(truth);
+    if (rc < 0 || !job->has_fit) return rc;
+    /* Out of sample: the boards after --fit-until, up to --as-of. */
+    datum_rate_window later = {job->fit_day + 1, job->window.as_of, 0};
+    predict_target t = {&later, m, n, r->rating, r->butler_per_board, &run->pred_rating,
+                        &run->pred_raw};
+    rc = each_chunk(ctx, a, "predict", predict_chunk, &t);
+    run->has_prediction = rc == DATUM_OK;
+    return rc;
+}
+
+static void print_summary(const rate_job *job, const rate_run *run, const datum_rate_result *r)
+{
+    const datum_rate_stats *s = &r->stats;
+    printf("rated %u pairs from %llu results: %u components (%u solved densely), "
+           "null dimension %u (%u structural, %u numerical, %u dense)\n",
+           s->pairs, (unsigned long long)run->summary.rows, s->components, s->dense_components,
+           s->null_total, s->null_structural - s->null_dense_structural, s->null_numeric,
+           s->null_dense);
+    printf("solver %s%s: ||Av - r|| = %.6g (least possible %.6g), relative on the range %.3g%s\n",
+           kSolvers[s->path], s->path == DATUM_RATE_ITERATIVE ? "" : " (CHOLMOD)", s->residual,
+           s->least_residual, s->range_residual, s->converged ? "" : " (above the tolerance)");
+    if (s->path == DATUM_RATE_ITERATIVE)
+        printf("%d conjugate gradient iterations, %u preconditioner blocks\n", s->iterations, s->blocks);
+    if (run->has_truth) {
+        printf("correlation with the true strengths over %zu pairs: raw Butler %.4f, "
+               "compensated %.4f (board-weighted %.4f, %.4f)\n",
+               run->truth_pairs, run->r_raw, run->r_rating, run->rw_raw, run->rw_rating);
+    }
+    if (run->has_prediction) {
+        double rmse[2], corr[2];
+        datum_rate_prediction_summary(&run->pred_rating, &rmse[0], &corr[0]);
+        datum_rate_prediction_summary(&run->pred_raw, &rmse[1], &corr[1]);
+        printf("predicting %llu later results: compensated RMSE %.4f r %.4f, raw Butler RMSE "
+               "%.4f r %.4f IMPs\n",
+               (unsigned long long)run->pred_rating.count, rmse[0], corr[0], rmse[1], corr[1]);
+    }
+    (void)job;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
+{
+    rate_job *job = arg;
+    rate_run run = {0};
+    datum_archive *a = NULL;
+    datum_rate_problem *problem = NULL;
+    datum_rate_result *r = NULL;
+    double *warm = NULL, t0 = cli_now();
+    int rc = datum_archive_open(ctx, archive_path, &a), solved = DATUM_OK;
+    if (rc < 0) goto done;
+    datum_archive_get_info(a, &run.info);
+    if (job->evaluate && !run.info.has_truth) {
+        rc = datum_ctx_fail(ctx, DATUM_E_INPUT,
+                            "%s holds no true strengths (not made by datum generate): "
+                            "nothing to evaluate against", archive_path);
+        goto done;
+    }
+    job->window.as_of = job->has_as_of ? job->as_of_day : run.info.last_date;
+    job->window.from = job->has_from ? job->from_day : INT32_MIN;
+    datum_rate_window fit = job->window;
+    if (job->has_fit) {
+        if (job->fit_day >= job->window.as_of || job->fit_day < job->window.from) {
+            rc = datum_ctx_fail(ctx, DATUM_E_ARG, "--fit-until must be inside the window, before --as-of");
+            goto done;
+        }
+        fit.as_of = job->fit_day; /* fitted as of that day: its age counts from it */
+    }
+    if ((rc = datum_rate_problem_create(ctx, run.info.n_pairs, &fit, &problem)) < 0) goto done;
+    add_target add = {problem, &job->mo.method};
+    if ((rc = each_chunk(ctx, a, "read", add_chunk, &add)) < 0) goto done;
+    datum_rate_problem_summary(problem, &run.summary);
+    if (job->warm_start) {
+        if (!(warm = malloc((run.info.n_pairs + 1) * sizeof *warm))) {
+            rc = datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
+            goto done;
+        }
+        if ((rc = datum_ratings_read(ctx, job->warm_start, a, warm, &run.warm_unknown)) < 0) goto done;
+        for (uint32_t p = 0; p < run.info.n_pairs; p++) run.warm_pairs += !isnan(warm[p]);
+        job->opt.warm_start = warm;
+    }
+    run.t_read = cli_now() - t0;
+
+    solved = datum_rate_solve(ctx, problem, &job->opt, &r);
+    if ((rc = solved) < 0) goto done;
+    if (job->evaluate) {
+        double t = cli_now();
+        if ((rc = evaluate(ctx, a, job, &job->mo.method, r, &run)) < 0) goto done;
+        run.t_evaluate = cli_now() - t;
+    }
+    double t = cli_now();
+    if (job->out_csv && (rc = write_csv(ctx, job->out_csv, a, r)) < 0) goto done;
+    if (job->out_h5 && (rc = write_h5(ctx, job, archive_path, a, r)) < 0) goto done;
+    run.t_write = cli_now() - t;
+    run.t_total = cli_now() - t0;
+    if (job->report && (rc = write_report(ctx, job, archive_path, &run, r)) < 0) goto done;
+    if (!job->out_csv || strcmp(job->out_csv, "-") != 0) print_summary(job, &run, r);
+    if (solved == DATUM_W_EMPTY) fprintf(stderr, "datum rate: warning: no result to rate\n");
+    if (solved == DATUM_W_INACCURATE)
+        fprintf(stderr, "datum rate: warning: the residual %.3g is above the tolerance %.3g\n",
+                r->stats.range_residual, job->opt.tolerance);
+    if (run.warm_unknown)
+        fprintf(stderr, "datum rate: %llu pairs of %s are not in the archive (ignored)\n",
+                (unsigned long long)run.warm_unknown, job->warm_start);
+    rc = DATUM_OK;
+done:
+    datum_rate_result_free(&r);
+    datum_rate_problem_free(&problem);
+    datum_archive_close(&a);
+    free(warm);
+    return rc;
+}
+
+int cmd_rate(int argc, char **argv)
+{
+    rate_job job = {.threads = 1, .block_size = 0};
+    job.opt = (datum_rate_options)DATUM_RATE_OPTIONS_INIT;
+    job.window = (datum_rate_window)DATUM_RATE_WINDOW_INIT;
+    cli_method_defaults(&job.mo, "mean"); /* seed 000's datum */
+    cli_bounded_int block = {&job.block_size, 1, 1000000, "--block-size"};
+    cli_option table[48];
+    size_t n = cli_method_option_table(&job.mo, table, 0, 1, 0);
+    const cli_option own[] = {
+        {"--out", 1, cli_set_string, &job.out_csv},
+        {"-o", 1, cli_set_string, &job.out_h5},
+        {"--report", 1, cli_set_string, &job.report},
+        {"--half-life", 1, cli_set_string, &job.half_life},
+        {"--as-of", 1, cli_set_string, &job.as_of},
+        {"--from", 1, cli_set_string, &job.from},
+        {"--ridge", 1, cli_set_string, &job.ridge},
+        {"--solver", 1, cli_set_string, &job.solver},
+        {"--memory", 1, cli_set_string, &job.memory},
+        {"--ordering", 1, cli_set_string, &job.ordering},
+        {"--block-size", 1, cli_set_bounded_int, &block},
+        {"--tolerance", 1, cli_set_string, &job.tolerance},
+        {"--warm-start", 1, cli_set_string, &job.warm_start},
+        {"--evaluate", 0, cli_set_flag, &job.evaluate},
+        {"--fit-until", 1, cli_set_string, &job.fit_until},
+        {"--threads", 1, cli_set_threads, &job.threads},
+    };
+    for (size_t k = 0; k < sizeof own / sizeof *own; k++) table[n++] = own[k];
+    const char *positional[argc + 1];
+    cli_parser p = {"rate", positional, 0};
+    int parsed = cli_parse(&p, argc, argv, table, n, kHelp);
+    if (parsed != 0) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    if (p.n_positional != 1)
+        return cli_usage_error(&p, "expected one archive, got %d arguments", p.n_positional),
+               EXIT_BAD_INPUT;
+    if (resolve(&p, &job) != 0) return EXIT_BAD_INPUT;
+    return cli_run_job(job.threads, run_rate, positional[0], &job);
+}

@@ -1,0 +1,185 @@
+/*
+ * assemble.c - A of methods.md §6, column by column (Gustavson): for pair j,
+ * each table t it sat at, in a layout of L tables and weight w, adds to
+ * column j, straight from seed 000's equation for pair j,
+ *     +w at j, -w at its opponent a,
+ *     -w/(L-1) at every same-direction pair of the other tables (mo),
+ *     +w/(L-1) at every other-direction pair of the other tables (ao),
+ * into a dense accumulator with a marker and a list of the rows touched.
+ * Columns go in fixed blocks of RATE_BLOCK_COLS; each block's output is kept
+ * by itself (no atomics, no concatenation), so the matrix is the same bit for
+ * bit whatever the thread count. Work: sum over layouts of (2L)^2; memory:
+ * 12 bytes per entry of A plus 20 bytes per pair and thread.
+ */
+#include "rate_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The dense accumulator: each row's value beside the column that last
+ * touched it (one cache line for both). */
+typedef struct {
+    double value;
+    int32_t mark; /* column + 1 */
+} slot;
+
+typedef struct {
+    slot *acc;
+    int32_t *touched;
+} accumulator;
+
+static inline void add(accumulator *w, int32_t stamp, uint32_t *count, int32_t i, double x)
+{
+    slot *s = &w->acc[i];
+    if (s->mark != stamp) {
+        s->mark = stamp;
+        s->value = x;
+        w->touched[(*count)++] = i;
+    } else {
+        s->value += x;
+    }
+}
+
+/* Column j into the accumulator; returns the number of rows touched. On a
+ * layout of g = sum of its tables' e_t (+1 NS, -1 EW), the terms above are
+ * -sigma_j k g, plus (w + k) at j and -(w + k) at the opponent: one pass
+ * over the layout without a branch, then two corrections. */
+static uint32_t column(const datum_rate_problem *p, const rate_structure *s, uint32_t j,
+                       accumulator *w)
+{
+    int32_t stamp = (int32_t)j + 1;
+    uint32_t count = 0;
+    for (uint64_t e = s->app_off[j]; e < s->app_off[j + 1]; e++) {
+        uint32_t t = s->app_table[e], l = s->t_layout[t];
+        uint64_t first = p->lay_off[l], last = p->lay_off[l + 1];
+        double wt = p->lay_w[l], k = wt / (double)(last - first - 1);
+        int ns_side = (uint32_t)p->t_ns[t] == j;
+        double c = ns_side ? -k : k;
+        for (uint64_t u = first; u < last; u++) {
+            add(w, stamp, &count, p->t_ns[u], c);
+            add(w, stamp, &count, p->t_ew[u], -c);
+        }
+        add(w, stamp, &count, (int32_t)j, wt + k);
+        add(w, stamp, &count, ns_side ? p->t_ew[t] : p->t_ns[t], -(wt + k));
+    }
+    return count;
+}
+
+/* Block b's columns into a->blocks[b]; returns 0 or DATUM_E_NOMEM. */
+static int assemble_block(const datum_rate_problem *p, const rate_structure *s, uint32_t b,
+                          accumulator *w, rate_block *out, double *colsum)
+{
+    uint32_t j0 = b * RATE_BLOCK_COLS, j1 = j0 + RATE_BLOCK_COLS;
+    if (j1 > s->n) j1 = s->n;
+    size_t cap = 0, nnz = 0;
+    out->colptr = calloc(RATE_BLOCK_COLS + 1, sizeof *out->colptr);
+    if (!out->colptr) return DATUM_E_NOMEM;
+    for (uint32_t j = j0; j < j1; j++) {
+        uint32_t count = column(p, s, j, w);
+        if (nnz + count > cap) {
+            size_t want = cap ? cap : 1024;
+            while (want < nnz + count) want *= 2;
+            int32_t *row = realloc(out->row, want * sizeof *row);
+            if (row) out->row = row;
+            double *val = row ? realloc(out->val, want * sizeof *val) : NULL;
+            if (!val) return DATUM_E_NOMEM;
+            out->val = val;
+            cap = want;
+        }
+        double sum = 0;
+        for (uint32_t e = 0; e < count; e++) {
+            int32_t i = w->touched[e];
+            out->row[nnz + e] = i;
+            out->val[nnz + e] = w->acc[i].value;
+            sum += fabs(w->acc[i].value);
+        }
+        colsum[j - j0] = sum;
+        nnz += count;
+        out->colptr[j - j0 + 1] = nnz;
+    }
+    for (uint32_t j = j1; j < j0 + RATE_BLOCK_COLS; j++) out->colptr[j - j0 + 1] = nnz;
+    return DATUM_OK;
+}
+
+int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
+                         rate_matrix *a)
+{
+    memset(a, 0, sizeof *a);
+    a->n = s->n;
+    a->n_blocks = (s->n + RATE_BLOCK_COLS - 1) / RATE_BLOCK_COLS;
+    int threads = datum_ctx_threads(ctx);
+    a->blocks = rate_calloc(ctx, a->n_blocks, sizeof *a->blocks);
+    accumulator *work = rate_calloc(ctx, (size_t)threads, sizeof *work);
+    double *colsum = rate_calloc(ctx, s->n, sizeof *colsum);
+    int failed = !a->blocks || !work || !colsum;
+    for (int t = 0; t < threads && !failed; t++) {
+        work[t].acc = calloc(s->n + 1, sizeof *work[t].acc); /* marks 0: no column */
+        work[t].touched = malloc((s->n + 1) * sizeof *work[t].touched);
+        failed = !work[t].acc || !work[t].touched;
+    }
+    if (!failed) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(| : failed)
+        for (uint32_t b = 0; b < a->n_blocks; b++) {
+            accumulator *w = &work[omp_get_thread_num()];
+            if (assemble_block(p, s, b, w, &a->blocks[b], colsum + (size_t)b * RATE_BLOCK_COLS))
+                failed = 1;
+        }
+    }
+    for (int t = 0; work && t < threads; t++) {
+        free(work[t].acc);
+        free(work[t].touched);
+    }
+    free(work);
+    if (!failed) {
+        for (uint32_t b = 0; b < a->n_blocks; b++) a->nnz += a->blocks[b].colptr[RATE_BLOCK_COLS];
+        for (uint32_t j = 0; j < s->n; j++)
+            if (colsum[j] > a->norm1) a->norm1 = colsum[j];
+    }
+    free(colsum);
+    if (failed) {
+        rate_matrix_free(a);
+        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory assembling the rating matrix");
+    }
+    return DATUM_OK;
+}
+
+void rate_matrix_free(rate_matrix *a)
+{
+    for (uint32_t b = 0; a->blocks && b < a->n_blocks; b++) {
+        free(a->blocks[b].colptr);
+        free(a->blocks[b].row);
+        free(a->blocks[b].val);
+    }
+    free(a->blocks);
+    memset(a, 0, sizeof *a);
+}
+
+void rate_matvec(datum_ctx *ctx, const rate_matrix *a, const uint8_t *mask, const double *x,
+                 double *y)
+{
+    /* A is symmetric: row j of A x is column j's entries against x. */
+#pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(static)
+    for (uint32_t j = 0; j < a->n; j++) {
+        if (mask && !mask[j]) {
+            y[j] = 0;
+            continue;
+        }
+        const int32_t *row;
+        const double *val;
+        uint64_t n = rate_column(a, j, &row, &val);
+        double sum = 0;
+        for (uint64_t e = 0; e < n; e++) sum += val[e] * x[row[e]];
+        y[j] = sum;
+    }
+}
+
+double rate_dot(size_t n, const double *x, const double *y)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += x[i] * y[i];
+    return sum;
+}
+
+double rate_norm(size_t n, const double *x) { return sqrt(rate_dot(n, x, x)); }

@@ -1,0 +1,247 @@
+/*
+ * datum_rate.h - compensated Butler ratings (methods.md §6, seed 000): the
+ * normal equations A v = r of a whole archive, their null space, and the
+ * least-squares solution of smallest board-weighted norm, solved with
+ * CHOLMOD (direct) or preconditioned conjugate gradients (iterative).
+ *
+ * Conventions as in engine/datum.h: 0 ok, negative DATUM_E_* error recorded
+ * in the context, positive DATUM_W_* warning; objects created through **out
+ * and freed by a function that accepts NULL and nulls the pointer. Nothing
+ * here prints, reads or writes files. solvers/ is the only folder that
+ * includes cholmod.h; no CHOLMOD type appears in this header.
+ *
+ * Threads: the context's thread count is used by every parallel loop (field
+ * scoring, matrix assembly, matrix-vector products, block factorisations).
+ * Every number produced is bit-identical for any thread count: work is split
+ * in blocks sized from the input only and partial results are combined in
+ * block order. CHOLMOD's own numerics depend only on the matrix given to it.
+ * No function is thread-safe on the same object.
+ *
+ * The mathematics (the equations, the null space, the gauge, the two solve
+ * paths) is in docs/methods.md, "Ratings".
+ */
+#ifndef DATUM_RATE_H
+#define DATUM_RATE_H
+
+#include "datum.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Which results count, and how much                                        */
+
+/* Rows dated before `from` or after `as_of` are ignored. A field's date is
+ * the latest date of its kept rows; its weight is 0.5^((as_of - date) /
+ * half_life) when half_life > 0, else 1. Dates are days since 1970-01-01. */
+typedef struct {
+    int32_t from;     /* INT32_MIN: no lower bound */
+    int32_t as_of;    /* INT32_MAX: no upper bound (then half_life must be 0) */
+    double half_life; /* days; 0 = no decay */
+} datum_rate_window;
+
+#define DATUM_RATE_WINDOW_INIT {INT32_MIN, INT32_MAX, 0.0}
+
+/* A chunk of whole board fields in archive layout (the io chunk reader's
+ * columns): field f owns rows offset[f] .. offset[f+1]-1, offset[0] == 0. */
+typedef struct {
+    size_t n_fields;
+    const uint64_t *offset;     /* n_fields + 1 */
+    const int32_t *field_date;  /* per field; used for rows when date is NULL */
+    const int32_t *date;        /* per row, or NULL */
+    const int32_t *ns_pair;     /* per row, 0 <= index < n_pairs */
+    const int32_t *ew_pair;
+    const int32_t *ns_score;    /* ignored on adjusted rows */
+    const uint8_t *adjusted;    /* datum_adjusted code per row, or NULL (all real) */
+} datum_rate_chunk;
+
+/* ------------------------------------------------------------------------ */
+/* The problem: the kept results of an archive                              */
+
+typedef struct datum_rate_problem datum_rate_problem;
+
+/* Creates an empty problem over pairs 0 .. n_pairs-1 (n_pairs < 2^31).
+ * Returns DATUM_OK, DATUM_E_ARG (bad window: from > as_of, negative or
+ * non-finite half-life, decay without an as-of date) or DATUM_E_NOMEM. */
+int datum_rate_problem_create(datum_ctx *ctx, uint32_t n_pairs, const datum_rate_window *window,
+                              datum_rate_problem **out);
+/* Frees the problem; accepts NULL and *p == NULL; sets *p to NULL. */
+void datum_rate_problem_free(datum_rate_problem **p);
+
+/* Adds a chunk of fields. For each field: its real (non-adjusted) rows inside
+ * the window are kept; a field with fewer than 2 kept rows is skipped (not an
+ * error). bb, each kept row's Butler IMPs, is computed with the engine's batch
+ * kernel against the method's datum over the kept rows only; r_j += w bb and
+ * n_j += w for both pairs of the row, in row order. The field's table layout
+ * (pairs at each table) is stored once: consecutive fields with the same
+ * layout (the boards of one round) are merged by adding their weights.
+ * Memory: 8 bytes per stored table, O(largest chunk) scratch.
+ * Returns DATUM_OK, DATUM_E_ARG (a pair index out of range, ns == ew, a
+ * method the engine refuses, or a call after the problem was solved),
+ * DATUM_E_NOMEM. */
+int datum_rate_problem_add(datum_ctx *ctx, datum_rate_problem *p, const datum_method *m,
+                           const datum_rate_chunk *c);
+
+typedef struct {
+    uint64_t fields;         /* fields kept (at least 2 tables) */
+    uint64_t fields_one;     /* fields skipped: fewer than 2 kept rows */
+    uint64_t rows;           /* rows kept in those fields */
+    uint64_t rows_outside;   /* rows ignored for their date */
+    uint64_t layouts;        /* distinct consecutive table layouts stored */
+    uint32_t pairs;          /* pairs with at least one kept row */
+    int32_t first_date, last_date; /* of the kept fields (0 when none) */
+} datum_rate_summary;
+
+/* What the chunks added so far kept and skipped. */
+void datum_rate_problem_summary(const datum_rate_problem *p, datum_rate_summary *s);
+
+/* n_j and r_j (n_pairs each, owned by the problem, valid until it is freed). */
+const double *datum_rate_problem_boards(const datum_rate_problem *p);
+const double *datum_rate_problem_butler(const datum_rate_problem *p);
+
+/* ------------------------------------------------------------------------ */
+/* Solving                                                                  */
+
+typedef enum {
+    DATUM_RATE_AUTO = 0,     /* analyse; direct if the factor fits the budgets */
+    DATUM_RATE_DIRECT = 1,   /* supernodal Cholesky of the gauged system */
+    DATUM_RATE_ITERATIVE = 2 /* conjugate gradients, block-Jacobi + coarse preconditioner */
+} datum_rate_solver;
+
+/* Fill-reducing ordering of the direct path. */
+typedef enum {
+    DATUM_RATE_ORDER_DEFAULT = 0, /* CHOLMOD's choice: AMD, then METIS if AMD fills in much */
+    DATUM_RATE_ORDER_AMD = 1,
+    DATUM_RATE_ORDER_METIS = 2,
+    DATUM_RATE_ORDER_NESDIS = 3   /* CHOLMOD's nested dissection (METIS + constrained AMD) */
+} datum_rate_ordering;
+
+typedef struct {
+    datum_rate_solver solver;
+    datum_rate_ordering ordering;
+    double ridge;          /* lambda >= 0, in boards: (A + lambda W) v = r_c */
+    double memory;         /* auto: direct only if the factor takes at most this many bytes */
+    double flops;          /* auto: direct only if the factorisation takes at most this many flops */
+    double tolerance;      /* relative residual on the range of A, e.g. 1e-10 */
+    int max_iterations;    /* iterative path */
+    int dense_max;         /* components of at most this many pairs are solved densely (0: none) */
+    int block_size;        /* iterative preconditioner: target block size (1: plain Jacobi) */
+    int max_numeric;       /* null directions beyond the structure searched, at most */
+    const double *warm_start; /* n_pairs earlier ratings (NaN: unknown), or NULL */
+} datum_rate_options;
+
+#define DATUM_RATE_OPTIONS_INIT \
+    {DATUM_RATE_AUTO, DATUM_RATE_ORDER_DEFAULT, 0.0, 8e9, 2e12, 1e-10, 5000, 128, 512, 64, NULL}
+
+/* What a solve did; every count is over pairs with at least one kept row. */
+typedef struct {
+    uint32_t pairs;                /* rated pairs */
+    uint32_t components;           /* connected components of A */
+    uint32_t dense_components;     /* of which solved densely */
+    uint32_t largest_component;    /* pairs */
+    uint32_t opponent_components;  /* of the opponent graph (met at a table) */
+    uint32_t fixed_components;     /* opponent components whose pairs never change direction */
+    uint32_t groups;               /* null vectors from fixed-direction groups */
+    uint32_t null_structural;      /* indicators + groups (all components) */
+    uint32_t null_numeric;         /* found by factorisation beyond the structure (sparse path) */
+    uint32_t null_dense;           /* null dimension found by the dense path */
+    uint32_t null_dense_structural;/* the structural count of the same components */
+    uint32_t null_total;           /* dimension of null(A) used */
+    int null_complete;             /* 1: the numerical search saw the whole gauged system
+                                      (direct, dense); 0: only peeled pieces and
+                                      preconditioner blocks (iterative) */
+    double residual;               /* ||A v - r|| */
+    double least_residual;         /* ||r - r_c||, the least possible */
+    double range_residual;         /* ||A v - r_c|| / ||r_c|| (ridge: of the ridge system) */
+    double null_check;             /* max over numeric null vectors of ||A z|| / (||A||_1 ||z||) */
+    datum_rate_solver path;        /* the path used (DIRECT or ITERATIVE) */
+    int iterations;                /* conjugate gradient iterations (iterative) */
+    int factorizations;            /* full factorisations (direct: 1 + numeric pins) */
+    int ordering;                  /* CHOLMOD ordering used (CHOLMOD_AMD, ...), -1 if none */
+    int supernodal;                /* 1 if the direct factor is supernodal */
+    uint32_t blocks;               /* iterative: preconditioner blocks */
+    uint32_t peeled_pieces;        /* iterative: weakly attached pieces searched for null vectors */
+    uint32_t coarse;               /* iterative: unknowns of the coarse space (0: none) */
+    double matrix_nnz;             /* entries of A (both triangles) */
+    double factor_nnz;             /* direct: nnz(L) predicted by the analysis; iterative: blocks */
+    double factor_flops;           /* the same for flops */
+    double factor_bytes;           /* memory of the factor(s) */
+    double predicted_nnz, predicted_flops, predicted_bytes; /* auto: analysis of the whole */
+    double time_assemble, time_analyse, time_factorise, time_solve; /* seconds */
+    int converged;                 /* 1 if range_residual <= tolerance */
+} datum_rate_stats;
+
+/* The solution: per pair (n_pairs each, owned; NaN / -1 for pairs without a
+ * kept row). */
+typedef struct {
+    uint32_t n_pairs;
+    double *rating;           /* v_j, IMPs per board */
+    double *boards;           /* n_j */
+    double *butler_per_board; /* r_j / n_j: raw Butler per weighted board */
+    int32_t *component;       /* connected component of A, numbered from 0 in pair order */
+    datum_rate_stats stats;
+} datum_rate_result;
+
+/* Solves the problem (methods.md §6 / docs/methods.md §6): assembles A and
+ * r, finds the null space (structurally: opponent components and
+ * fixed-direction groups; densely for components of at most dense_max pairs;
+ * numerically by factorisation for the rest: completely on the direct path,
+ * in peeled pieces and preconditioner blocks on the iterative one, see
+ * stats.null_complete), projects r on the range of A and returns the
+ * least-squares solution of smallest sum_j n_j v_j^2 (with ridge > 0, the
+ * solution of (A + ridge W) v = r_c). The problem is consumed (no more chunks
+ * can be added) but stays valid for datum_rate_problem_boards/_butler.
+ * Memory: A (12 bytes an entry, both triangles), its upper triangle for
+ * CHOLMOD (16 bytes an entry) and the factor (stats.predicted_bytes), or the
+ * preconditioner's blocks; O(pairs) vectors.
+ * *out receives a result the caller frees with datum_rate_result_free, also
+ * when the return is a warning.
+ * Returns DATUM_OK; DATUM_W_EMPTY when no pair has a kept row (an empty
+ * result); DATUM_W_INACCURATE when the residual did not reach the tolerance
+ * (the result is the best found; stats say how far); DATUM_E_ARG for bad
+ * options; DATUM_E_NOMEM; DATUM_E_NUMERIC when CHOLMOD fails otherwise. */
+int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
+                     datum_rate_result **out);
+/* Frees a result; accepts NULL and *r == NULL; sets *r to NULL. */
+void datum_rate_result_free(datum_rate_result **r);
+
+/* ------------------------------------------------------------------------ */
+/* Validation                                                               */
+
+/* Pearson correlation of x and y over the i with weight[i] > 0 and both
+ * values finite, each i weighing weight[i] (weighted) or 1 (unweighted).
+ * NaN when fewer than 2 such i or a variance is 0. *count receives how many
+ * i took part (may be NULL). */
+double datum_rate_pearson(size_t n, const double *x, const double *y, const double *weight,
+                          int weighted, size_t *count);
+
+/* Out-of-sample prediction: accumulated over later fields, for each kept row
+ * and each of its two pairs j that has a rating, the model's expected Butler
+ * (v_j - v(a) + (1/(L-1)) sum_ao v - (1/(L-1)) sum_mo v, unrated pairs
+ * counting 0) against the actual bb. */
+typedef struct {
+    uint64_t count;   /* predictions made */
+    uint64_t skipped; /* pair appearances without a rating */
+    double sum_err2;  /* sum (bb - predicted)^2 */
+    double sp, sy, spp, syy, spy; /* sums for the correlation */
+} datum_rate_prediction;
+
+/* Adds the fields of a chunk that fall in window (rows outside it, adjusted
+ * rows and one-table fields ignored, bb as in datum_rate_problem_add) to
+ * *acc, predicting with rating[n_pairs] (NaN: no rating). Deterministic (row
+ * order). Returns DATUM_OK, DATUM_E_ARG or DATUM_E_NOMEM. */
+int datum_rate_predict(datum_ctx *ctx, const datum_rate_window *window, const datum_method *m,
+                       const datum_rate_chunk *c, uint32_t n_pairs, const double *rating,
+                       datum_rate_prediction *acc);
+
+/* RMSE and Pearson correlation of an accumulated prediction (NaN if empty). */
+void datum_rate_prediction_summary(const datum_rate_prediction *acc, double *rmse, double *corr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DATUM_RATE_H */

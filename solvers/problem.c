@@ -1,0 +1,234 @@
+/*
+ * problem.c - the kept results of an archive: which rows count (real, inside
+ * the date window, in fields of at least 2 such rows), their Butler IMPs from
+ * the engine, r and n per pair, and the table layouts A is built from.
+ */
+#include "rate_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *rate_malloc(datum_ctx *ctx, size_t n, size_t size)
+{
+    void *p = NULL;
+    if (size == 0 || n <= SIZE_MAX / size) p = malloc(n && size ? n * size : 1);
+    if (!p) datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
+    return p;
+}
+
+void *rate_calloc(datum_ctx *ctx, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
+    return p;
+}
+
+int rate_grow(datum_ctx *ctx, size_t *cap, size_t need, int count, void *const *arrays,
+              const size_t *sizes)
+{
+    if (need <= *cap) return DATUM_OK;
+    size_t want = *cap ? *cap : 64;
+    while (want < need) want = want > SIZE_MAX / 2 ? need : 2 * want;
+    for (int i = 0; i < count; i++) {
+        void **p = arrays[i];
+        void *q = want <= SIZE_MAX / sizes[i] ? realloc(*p, want * sizes[i]) : NULL;
+        if (!q) /* the arrays grown so far stay valid, only larger */
+            return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (%zu x %zu bytes)", want,
+                                  sizes[i]);
+        *p = q;
+    }
+    *cap = want;
+    return DATUM_OK;
+}
+
+double rate_now(void) { return omp_get_wtime(); }
+
+double rate_weight(const datum_rate_window *w, int32_t date)
+{
+    if (!(w->half_life > 0)) return 1.0;
+    return exp2(-((double)w->as_of - (double)date) / w->half_life);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kept rows                                                                */
+
+static int grow_kept(datum_ctx *ctx, rate_kept *k, size_t fields, size_t rows)
+{
+    void *per_field[] = {&k->offset, &k->date, &k->datum};
+    size_t field_size[] = {sizeof *k->offset, sizeof *k->date, sizeof *k->datum};
+    void *per_row[] = {&k->score, &k->ns, &k->ew, &k->ns_imps, &k->ew_imps};
+    size_t row_size[] = {sizeof *k->score, sizeof *k->ns, sizeof *k->ew, sizeof *k->ns_imps,
+                         sizeof *k->ew_imps};
+    if (rate_grow(ctx, &k->fields_cap, fields + 1, 3, per_field, field_size) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    return rate_grow(ctx, &k->rows_cap, rows, 5, per_row, row_size);
+}
+
+int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
+              const datum_rate_chunk *c, uint32_t n_pairs, rate_kept *k)
+{
+    size_t n_rows = c->n_fields ? (size_t)c->offset[c->n_fields] : 0;
+    k->n_fields = k->n_rows = 0;
+    if (grow_kept(ctx, k, c->n_fields, n_rows) != DATUM_OK) return DATUM_E_NOMEM;
+    k->offset[0] = 0;
+    for (size_t f = 0; f < c->n_fields; f++) {
+        size_t start = k->n_rows, in_window = 0;
+        int32_t latest = INT32_MIN;
+        for (uint64_t i = c->offset[f]; i < c->offset[f + 1]; i++) {
+            int32_t ns = c->ns_pair[i], ew = c->ew_pair[i];
+            if (ns < 0 || ew < 0 || (uint32_t)ns >= n_pairs || (uint32_t)ew >= n_pairs || ns == ew)
+                return datum_ctx_fail(ctx, DATUM_E_ARG,
+                                      "row %llu of the chunk: pairs %d and %d (of %u pairs)",
+                                      (unsigned long long)i, (int)ns, (int)ew, n_pairs);
+            int32_t date = c->date ? c->date[i] : c->field_date[f];
+            if (date < w->from || date > w->as_of) {
+                k->rows_outside++;
+                continue;
+            }
+            in_window++;
+            if (c->adjusted && c->adjusted[i] != DATUM_ADJ_NONE) continue;
+            k->score[k->n_rows] = c->ns_score[i];
+            k->ns[k->n_rows] = ns;
+            k->ew[k->n_rows] = ew;
+            k->n_rows++;
+            if (date > latest) latest = date;
+        }
+        if (k->n_rows - start < 2) { /* a lone table compares with nothing */
+            if (in_window) k->fields_one++;
+            k->n_rows = start;
+            continue;
+        }
+        k->date[k->n_fields] = latest;
+        k->offset[++k->n_fields] = k->n_rows;
+    }
+    if (k->n_fields == 0) return DATUM_OK;
+    datum_fields in = {k->n_fields, k->offset, k->score, NULL};
+    return datum_score_fields(ctx, m, &in, k->datum, k->ns_imps, k->ew_imps);
+}
+
+void rate_kept_free(rate_kept *k)
+{
+    free(k->offset); free(k->date); free(k->datum);
+    free(k->score); free(k->ns); free(k->ew); free(k->ns_imps); free(k->ew_imps);
+    memset(k, 0, sizeof *k);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The problem                                                              */
+
+int datum_rate_problem_create(datum_ctx *ctx, uint32_t n_pairs, const datum_rate_window *window,
+                              datum_rate_problem **out)
+{
+    *out = NULL;
+    datum_rate_window w = window ? *window : (datum_rate_window)DATUM_RATE_WINDOW_INIT;
+    if (n_pairs > INT32_MAX)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "%u pairs: at most 2^31 - 1", n_pairs);
+    if (w.from > w.as_of)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "the window starts after it ends");
+    if (!(w.half_life >= 0) || !isfinite(w.half_life))
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "the half-life must be a positive number of days");
+    if (w.half_life > 0 && w.as_of == INT32_MAX)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "time decay needs an as-of date");
+    datum_rate_problem *p = rate_calloc(ctx, 1, sizeof *p);
+    if (!p) return DATUM_E_NOMEM;
+    p->n_pairs = n_pairs;
+    p->window = w;
+    p->r = rate_calloc(ctx, n_pairs, sizeof *p->r);
+    p->n = rate_calloc(ctx, n_pairs, sizeof *p->n);
+    void *layouts[] = {&p->lay_off, &p->lay_w};
+    size_t layout_size[] = {sizeof *p->lay_off, sizeof *p->lay_w};
+    if (!p->r || !p->n || rate_grow(ctx, &p->layouts_cap, 1, 2, layouts, layout_size)) {
+        datum_rate_problem_free(&p);
+        return DATUM_E_NOMEM;
+    }
+    p->lay_off[0] = 0;
+    *out = p;
+    return DATUM_OK;
+}
+
+void datum_rate_problem_free(datum_rate_problem **pp)
+{
+    if (!pp || !*pp) return;
+    datum_rate_problem *p = *pp;
+    free(p->r); free(p->n); free(p->lay_off); free(p->lay_w); free(p->t_ns); free(p->t_ew);
+    rate_kept_free(&p->kept);
+    free(p);
+    *pp = NULL;
+}
+
+/* Stores kept field f of k with weight w, or adds w to the last layout when
+ * it is the same (same tables, same pairs, same directions). */
+static int add_layout(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, size_t f, double w)
+{
+    uint64_t a = k->offset[f], len = k->offset[f + 1] - a;
+    if (p->n_layouts > 0) {
+        uint64_t b = p->lay_off[p->n_layouts - 1];
+        if (p->lay_off[p->n_layouts] - b == len &&
+            memcmp(p->t_ns + b, k->ns + a, len * sizeof *k->ns) == 0 &&
+            memcmp(p->t_ew + b, k->ew + a, len * sizeof *k->ew) == 0) {
+            p->lay_w[p->n_layouts - 1] += w;
+            return DATUM_OK;
+        }
+    }
+    if (p->n_tables + len > UINT32_MAX)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "more than 2^32 - 1 distinct tables");
+    void *tables[] = {&p->t_ns, &p->t_ew};
+    size_t table_size[] = {sizeof *p->t_ns, sizeof *p->t_ew};
+    void *layouts[] = {&p->lay_off, &p->lay_w};
+    size_t layout_size[] = {sizeof *p->lay_off, sizeof *p->lay_w};
+    if (rate_grow(ctx, &p->tables_cap, p->n_tables + len, 2, tables, table_size) ||
+        rate_grow(ctx, &p->layouts_cap, p->n_layouts + 2, 2, layouts, layout_size))
+        return DATUM_E_NOMEM;
+    memcpy(p->t_ns + p->n_tables, k->ns + a, len * sizeof *k->ns);
+    memcpy(p->t_ew + p->n_tables, k->ew + a, len * sizeof *k->ew);
+    p->n_tables += len;
+    p->lay_w[p->n_layouts++] = w;
+    p->lay_off[p->n_layouts] = p->n_tables;
+    return DATUM_OK;
+}
+
+int datum_rate_problem_add(datum_ctx *ctx, datum_rate_problem *p, const datum_method *m,
+                           const datum_rate_chunk *c)
+{
+    if (p->sealed)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "the problem is solved: no more results");
+    rate_kept *k = &p->kept;
+    uint64_t outside = k->rows_outside, one = k->fields_one;
+    int rc = rate_keep(ctx, &p->window, m, c, p->n_pairs, k);
+    p->summary.rows_outside += k->rows_outside - outside;
+    p->summary.fields_one += k->fields_one - one;
+    if (rc < 0) return rc;
+    for (size_t f = 0; f < k->n_fields; f++) {
+        double w = rate_weight(&p->window, k->date[f]);
+        if (!(w > 0)) { /* decayed below the smallest double: as if outside the window */
+            p->summary.rows_outside += k->offset[f + 1] - k->offset[f];
+            continue;
+        }
+        for (uint64_t i = k->offset[f]; i < k->offset[f + 1]; i++) {
+            p->r[k->ns[i]] += w * k->ns_imps[i];
+            p->r[k->ew[i]] += w * k->ew_imps[i];
+            p->n[k->ns[i]] += w;
+            p->n[k->ew[i]] += w;
+        }
+        if ((rc = add_layout(ctx, p, k, f, w)) != DATUM_OK) return rc;
+        datum_rate_summary *s = &p->summary;
+        if (s->fields == 0 || k->date[f] < s->first_date) s->first_date = k->date[f];
+        if (s->fields == 0 || k->date[f] > s->last_date) s->last_date = k->date[f];
+        s->fields++;
+        s->rows += k->offset[f + 1] - k->offset[f];
+    }
+    return DATUM_OK;
+}
+
+void datum_rate_problem_summary(const datum_rate_problem *p, datum_rate_summary *s)
+{
+    *s = p->summary;
+    s->layouts = p->n_layouts;
+    s->pairs = 0;
+    for (uint32_t j = 0; j < p->n_pairs; j++) s->pairs += p->n[j] > 0;
+}
+
+const double *datum_rate_problem_boards(const datum_rate_problem *p) { return p->n; }
+const double *datum_rate_problem_butler(const datum_rate_problem *p) { return p->r; }

@@ -1,0 +1,225 @@
+/*
+ * rate_internal.h - what the files of solvers/ share; not public. Only the
+ * files that talk to CHOLMOD include cholmod.h (through rate_cholmod.h).
+ */
+#ifndef DATUM_RATE_INTERNAL_H
+#define DATUM_RATE_INTERNAL_H
+
+#include "datum_rate.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Columns of A per assembly block, entries per vector block: fixed numbers,
+ * so that the partition of the work never depends on the thread count. */
+#define RATE_BLOCK_COLS 256
+
+/* ------------------------------------------------------------------------ */
+/* Allocation (records DATUM_E_NOMEM in the context)                        */
+
+void *rate_malloc(datum_ctx *ctx, size_t n, size_t size);
+void *rate_calloc(datum_ctx *ctx, size_t n, size_t size);
+/* Grows the `count` arrays (*arrays[i] of element size sizes[i]) together to
+ * one capacity of at least `need` elements (capacity at least doubles). */
+int rate_grow(datum_ctx *ctx, size_t *cap, size_t need, int count, void *const *arrays,
+              const size_t *sizes);
+/* The same for one array *p. */
+static inline int rate_reserve(datum_ctx *ctx, void *p, size_t *cap, size_t need, size_t size)
+{
+    return rate_grow(ctx, cap, need, 1, (void *const[]){p}, (const size_t[]){size});
+}
+double rate_now(void);
+
+/* ------------------------------------------------------------------------ */
+/* Kept rows of a chunk, scored (problem.c)                                 */
+
+/* The fields of a chunk reduced to their kept rows (real, inside the
+ * window), fields of fewer than 2 kept rows dropped, with every kept row's
+ * Butler IMPs. Buffers grow and are reused from chunk to chunk. */
+typedef struct {
+    size_t n_fields, n_rows;
+    uint64_t *offset;  /* n_fields + 1 */
+    int32_t *date;     /* per kept field: latest date of its kept rows */
+    int32_t *score, *ns, *ew;
+    double *datum, *ns_imps, *ew_imps;
+    size_t fields_cap, rows_cap;
+    uint64_t rows_outside, fields_one; /* added to by every call */
+} rate_kept;
+
+int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
+              const datum_rate_chunk *c, uint32_t n_pairs, rate_kept *k);
+void rate_kept_free(rate_kept *k);
+
+/* Board weight of a field dated `date`. */
+double rate_weight(const datum_rate_window *w, int32_t date);
+
+/* ------------------------------------------------------------------------ */
+/* The problem                                                              */
+
+struct datum_rate_problem {
+    uint32_t n_pairs;
+    datum_rate_window window;
+    double *r, *n;          /* per pair: sum w bb, sum w */
+    /* Table layouts: layout l owns tables lay_off[l] .. lay_off[l+1]-1. */
+    size_t n_layouts, layouts_cap;
+    uint64_t *lay_off;
+    double *lay_w;          /* its summed board weights */
+    size_t n_tables, tables_cap;
+    int32_t *t_ns, *t_ew;
+    datum_rate_summary summary;
+    rate_kept kept;
+    int sealed;             /* solved: no more chunks */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Structure: who plays whom (structure.c)                                  */
+
+typedef struct {
+    uint32_t n;             /* pairs */
+    /* Appearances: pair j sits at tables app_table[app_off[j] .. app_off[j+1]-1]. */
+    uint64_t *app_off;
+    uint32_t *app_table;
+    uint32_t *t_layout;     /* table -> layout */
+    /* Connected components of A (pairs sharing a field): -1 for unrated pairs. */
+    int32_t *acomp;
+    uint32_t n_acomp;
+    uint32_t *acomp_size;
+    uint8_t *acomp_dense;   /* solved by the dense path */
+    /* Opponent components (pairs joined when they met at a table). */
+    int32_t *ocomp;         /* per pair, -1 unrated */
+    uint32_t n_ocomp;
+    int8_t *sign;           /* per pair: +1 always NS, -1 always EW, 0 both */
+    uint8_t *ofixed;        /* per opponent component: no pair changes direction */
+    int32_t *oacomp;        /* per opponent component: its component of A */
+    int32_t *ogroup;        /* per opponent component: its group, -1 if none */
+    uint32_t n_group;
+    int32_t *opin;          /* per opponent component: the pinned pair */
+    int32_t *gpin;          /* per group: its second pinned pair */
+    int32_t *gfirst;        /* per group: the component holding gpin */
+    uint32_t n_fixed;
+} rate_structure;
+
+/* Builds the appearance index, the components, the groups and the pins
+ * (pins only in components of more than dense_max pairs). */
+int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
+                         rate_structure *s);
+void rate_structure_free(rate_structure *s);
+
+/* ------------------------------------------------------------------------ */
+/* The matrix A, by blocks of columns (assemble.c)                          */
+
+typedef struct {
+    uint64_t *colptr;       /* RATE_BLOCK_COLS + 1, from 0 */
+    int32_t *row;
+    double *val;
+} rate_block;
+
+/* A symmetric: both triangles stored; column j is in block j / RATE_BLOCK_COLS.
+ * Within a column, rows are in the order of first contribution (deterministic). */
+typedef struct {
+    uint32_t n;
+    uint32_t n_blocks;
+    rate_block *blocks;
+    uint64_t nnz;
+    double norm1;           /* max column sum of |a_ij| */
+} rate_matrix;
+
+int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
+                         rate_matrix *a);
+void rate_matrix_free(rate_matrix *a);
+
+/* Column j: *row and *val receive its entries, the count is returned. */
+static inline uint64_t rate_column(const rate_matrix *a, uint32_t j, const int32_t **row,
+                                   const double **val)
+{
+    const rate_block *b = &a->blocks[j / RATE_BLOCK_COLS];
+    uint32_t c = j % RATE_BLOCK_COLS;
+    *row = b->row + b->colptr[c];
+    *val = b->val + b->colptr[c];
+    return b->colptr[c + 1] - b->colptr[c];
+}
+
+/* y = A x over the columns j with mask[j] (all if mask is NULL); entries of x
+ * outside the mask must be 0; y is 0 outside the mask. Parallel by blocks. */
+void rate_matvec(datum_ctx *ctx, const rate_matrix *a, const uint8_t *mask, const double *x,
+                 double *y);
+
+/* Sequential (hence deterministic) vector helpers. */
+double rate_dot(size_t n, const double *x, const double *y);
+double rate_norm(size_t n, const double *x);
+
+/* ------------------------------------------------------------------------ */
+/* The null space of the sparse part (nullspace.c)                          */
+
+/* Structural null vectors of the components not solved densely, plus the
+ * numerical ones found by factorisation, orthonormalised once for each inner
+ * product so that projections are cheap. */
+typedef struct {
+    const rate_structure *s;
+    const double *weight;   /* n_j, for the W inner product */
+    uint32_t n_extra, extra_cap;
+    double **extra;         /* raw numerical null vectors (n each) */
+    int32_t *extra_pin;     /* the pair each was pinned at */
+    double **ortho[2];      /* [0]: Euclidean, [1]: W-orthonormal complements */
+    double *work;           /* 3 per opponent component + 3 per group */
+} rate_null;
+
+int rate_null_init(datum_ctx *ctx, rate_null *z, const rate_structure *s, const double *weight);
+/* Adds a numerical null vector (copied); DATUM_W_EMPTY if it adds nothing
+ * (numerically in the span already). */
+int rate_null_add(datum_ctx *ctx, rate_null *z, const double *v, int32_t pin);
+/* x -= its projection on the null space, orthogonal for the Euclidean
+ * (weighted = 0) or the W (weighted = 1) inner product; only pairs of sparse
+ * components are touched. */
+void rate_null_remove(const rate_null *z, int weighted, double *x);
+/* x -= the null vector that makes x vanish at every pin (the gauge). */
+void rate_null_gauge(const rate_null *z, double *x);
+void rate_null_free(rate_null *z);
+
+/* Peeling (peel.c): peeled[j] = 1 for the pairs among `consider` that
+ * eliminating leaves and one-table field classes removes; a null vector that
+ * vanishes on the rest is supported on them. */
+int rate_peel(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
+              const uint8_t *consider, uint8_t *peeled);
+
+/* ------------------------------------------------------------------------ */
+/* Dense path (dense.c)                                                     */
+
+/* Eigen-decomposition of the symmetric m x m matrix a (row-major, destroyed:
+ * its diagonal receives the eigenvalues) by cyclic Jacobi rotations; v
+ * receives the eigenvectors as columns (row-major). Returns the sweeps used. */
+int rate_jacobi_eigen(int m, double *a, double *v);
+
+/* Dense Cholesky of the symmetric positive definite n x n matrix a (row-major;
+ * its lower triangle receives L). Returns 0, or -1 at a pivot <= 0. */
+int rate_cholesky(int n, double *a);
+/* x = (L L')^-1 x with the factor of rate_cholesky. */
+void rate_cholesky_solve(int n, const double *l, double *x);
+
+/* Solves every component marked dense: rating[] for its pairs, r_c into rc[]
+ * and the null dimensions found into *null_dim. */
+int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
+                     const rate_matrix *a, double ridge, double *rating, double *rc,
+                     uint32_t *null_dim);
+
+/* ------------------------------------------------------------------------ */
+/* The sparse part (sparse.c): gauge, CHOLMOD or PCG                        */
+
+typedef struct {
+    const datum_rate_problem *p;
+    const rate_structure *s;
+    const rate_matrix *a;
+    const datum_rate_options *opt;
+    rate_null null;
+    uint8_t *sparse;        /* per pair: in a component solved here */
+    uint8_t *pinned;        /* per pair: a pin of the gauge (structural or numerical) */
+    uint8_t *active;        /* per pair: an unknown of the system solved (gauged or ridge) */
+    double *rc;             /* r projected on the range of A (sparse pairs) */
+    double *y;              /* the gauged solution */
+    const double *shift;    /* ridge * n_j on the diagonal, or NULL */
+} rate_sparse;
+
+int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st);
+void rate_sparse_free(rate_sparse *sp);
+
+#endif

@@ -1,0 +1,854 @@
+/*
+ * sparse.c - the components too large for the dense path: the gauge, then
+ * CHOLMOD's supernodal Cholesky (direct) or conjugate gradients
+ * preconditioned by CHOLMOD factors of diagonal blocks (iterative).
+ *
+ * The gauged system: every pin (one pair per opponent component, one more per
+ * fixed-direction group, and any pair where a factorisation met a zero pivot)
+ * is fixed at 0; the rest, A_RR y = (r_c)_R, is positive definite once every
+ * null direction has a pin, and consistent because r_c is in the range of A.
+ * A zero pivot (at most RATE_PIVOT_TOL of its diagonal entry: rounding can
+ * leave a true zero slightly positive) gets a pin at that pair and the null
+ * vector x_k = 1, x_R = -A_RR^-1 A_Rk, one solve. The rating is
+ * v = y - N (N'WN)^-1 N'W y (docs/methods.md). With a ridge the gauged
+ * factorisation still runs, to find the null space that r_c needs; then
+ * (A + lambda W) v = r_c is solved over all the pairs, no pin, no gauge.
+ *
+ * CHOLMOD works on one pattern over all the pairs solved here, pins included
+ * as identity rows, refilled for each system: one analysis for all of them.
+ */
+#include "rate_cholmod.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The operator of the system solved, on global vectors whose inactive
+ * entries are 0. */
+typedef struct {
+    const rate_matrix *a;
+    const uint8_t *active;
+    const double *shift; /* ridge * n_j, or NULL */
+} operator;
+
+static void apply(datum_ctx *ctx, const operator *op, const double *x, double *y)
+{
+    rate_matvec(ctx, op->a, op->active, x, y);
+    if (op->shift)
+        for (uint32_t j = 0; j < op->a->n; j++) y[j] += op->shift[j] * x[j];
+}
+
+/* Relative residual ||b - op x|| / ||b|| (into res). */
+static double residual(datum_ctx *ctx, const operator *op, const double *b, const double *x,
+                       double *res)
+{
+    uint32_t n = op->a->n;
+    apply(ctx, op, x, res);
+    for (uint32_t j = 0; j < n; j++) res[j] = b[j] - res[j];
+    double bn = rate_norm(n, b);
+    return bn > 0 ? rate_norm(n, res) / bn : 0;
+}
+
+/* CHOLMOD's numbering of the pairs solved here: index[j] = k, pair_of[k] = j. */
+typedef struct {
+    int32_t *index;
+    uint32_t *pair_of;
+    uint32_t n;
+} numbering;
+
+static int number(datum_ctx *ctx, const uint8_t *which, uint32_t n_pairs, numbering *nb)
+{
+    nb->index = rate_malloc(ctx, n_pairs, sizeof *nb->index);
+    nb->pair_of = rate_malloc(ctx, n_pairs, sizeof *nb->pair_of);
+    if (!nb->index || !nb->pair_of) return DATUM_E_NOMEM;
+    nb->n = 0;
+    for (uint32_t j = 0; j < n_pairs; j++) {
+        nb->index[j] = which[j] ? (int32_t)nb->n : -1;
+        if (which[j]) nb->pair_of[nb->n++] = j;
+    }
+    return DATUM_OK;
+}
+
+/* ||A z|| / (||A||_1 ||z||) for a null vector z: how null it is. */
+static double null_quality(datum_ctx *ctx, const rate_matrix *a, const double *z, double *work)
+{
+    rate_matvec(ctx, a, NULL, z, work);
+    double zn = rate_norm(a->n, z);
+    return zn > 0 && a->norm1 > 0 ? rate_norm(a->n, work) / (a->norm1 * zn) : 0;
+}
+
+/* Records a numerical null vector z of pin `pin`. */
+static int add_null(datum_ctx *ctx, rate_sparse *sp, const double *z, int32_t pin, double *work,
+                    datum_rate_stats *st)
+{
+    st->null_check = fmax(st->null_check, null_quality(ctx, sp->a, z, work));
+    int rc = rate_null_add(ctx, &sp->null, z, pin);
+    if (rc == DATUM_OK) st->null_numeric++;
+    return rc < 0 ? rc : DATUM_OK;
+}
+
+/* Factorises M after a fill, then pins every zero pivot met (refactorising
+ * after each, at most max_numeric). pins[] receives the positions pinned
+ * (M's numbering). Returns DATUM_OK, or an error; status: CHOLMOD's, ctx
+ * may be NULL inside a parallel region. */
+static int factorise_pinning(datum_ctx *ctx, cholmod_sparse *M, cholmod_factor *L, int max_pins,
+                             SuiteSparse_long *pins, int *n_pins, int *factorizations,
+                             cholmod_common *cm)
+{
+    *n_pins = 0;
+    for (;;) {
+        cholmod_l_factorize(M, L, cm);
+        ++*factorizations;
+        int rc = rate_cm_check(ctx, cm, "factorising");
+        if (rc != DATUM_OK) return rc;
+        SuiteSparse_long minor = rate_cm_zero_pivot(L, M, RATE_PIVOT_TOL);
+        if (minor >= (SuiteSparse_long)L->n) return DATUM_OK;
+        if (*n_pins >= max_pins)
+            return datum_ctx_fail(ctx, DATUM_E_NUMERIC,
+                                  "more than %d null directions beyond the structure", max_pins);
+        SuiteSparse_long k = ((SuiteSparse_long *)L->Perm)[minor];
+        rate_cm_pin(M, k);
+        pins[(*n_pins)++] = k;
+    }
+}
+
+/* Factorises M (refilled) for the ridge system: positive definite. */
+static int factorise_ridge(datum_ctx *ctx, cholmod_sparse *M, cholmod_factor *L,
+                           cholmod_common *cm)
+{
+    cholmod_l_factorize(M, L, cm);
+    int rc = rate_cm_check(ctx, cm, "factorising the ridge system");
+    if (rc == DATUM_OK && rate_cm_zero_pivot(L, M, RATE_PIVOT_TOL) < (SuiteSparse_long)L->n)
+        rc = datum_ctx_fail(ctx, DATUM_E_NUMERIC, "the ridge system is not positive definite");
+    return rc;
+}
+
+/* Null vector of pin k of M (numbering over `pairs`, local[] the inverse):
+ * x_k = 1, x = -A_RR^-1 A_Rk on the unpinned positions, 0 at pins (identity
+ * rows of M). z receives it over the n positions. */
+static int pin_vector(const rate_sparse *sp, cholmod_factor *L, const uint32_t *pairs,
+                      const int32_t *local, SuiteSparse_long k, const uint8_t *is_pin,
+                      cholmod_dense *B, double *z, cholmod_common *cm)
+{
+    size_t n = L->n;
+    double *bx = B->x;
+    memset(bx, 0, n * sizeof *bx);
+    const int32_t *row;
+    const double *val;
+    uint64_t len = rate_column(sp->a, pairs[k], &row, &val);
+    for (uint64_t e = 0; e < len; e++) {
+        int32_t i = local[row[e]];
+        if (i >= 0 && !is_pin[i]) bx[i] = -val[e];
+    }
+    cholmod_dense *X = cholmod_l_solve(CHOLMOD_A, L, B, cm);
+    if (!X) return cm->status == CHOLMOD_OUT_OF_MEMORY ? DATUM_E_NOMEM : DATUM_E_NUMERIC;
+    memcpy(z, X->x, n * sizeof *z);
+    cholmod_l_free_dense(&X, cm);
+    for (size_t i = 0; i < n; i++)
+        if (is_pin[i]) z[i] = 0;
+    z[k] = 1;
+    return DATUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Direct                                                                   */
+
+/* Solves M x = b for global vectors, through the numbering. */
+static int factor_solve(datum_ctx *ctx, cholmod_factor *L, const numbering *nb, const double *b,
+                        double *x, cholmod_common *cm)
+{
+    cholmod_dense *B = cholmod_l_allocate_dense(nb->n, 1, nb->n, CHOLMOD_REAL, cm);
+    if (!B) return rate_cm_check(ctx, cm, "allocating a right-hand side");
+    double *bx = B->x;
+    for (uint32_t k = 0; k < nb->n; k++) bx[k] = b[nb->pair_of[k]];
+    cholmod_dense *X = cholmod_l_solve(CHOLMOD_A, L, B, cm);
+    cholmod_l_free_dense(&B, cm);
+    if (!X) return rate_cm_check(ctx, cm, "solving with the factor");
+    double *xx = X->x;
+    for (uint32_t k = 0; k < nb->n; k++) x[nb->pair_of[k]] = xx[k];
+    cholmod_l_free_dense(&X, cm);
+    return DATUM_OK;
+}
+
+/* The gauged factorisation with its zero pivots, and their null vectors. */
+static int direct_null_space(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M,
+                             cholmod_factor *L, const numbering *nb, datum_rate_stats *st,
+                             cholmod_common *cm)
+{
+    uint32_t n = sp->s->n;
+    int max_pins = sp->opt->max_numeric, n_pins = 0;
+    SuiteSparse_long *pins = rate_malloc(ctx, (size_t)max_pins + 1, sizeof *pins);
+    uint8_t *is_pin = rate_malloc(ctx, nb->n, 1);
+    double *zl = rate_malloc(ctx, nb->n, sizeof *zl), *z = rate_calloc(ctx, n, sizeof *z);
+    double *work = rate_malloc(ctx, n, sizeof *work);
+    cholmod_dense *B = cholmod_l_allocate_dense(nb->n, 1, nb->n, CHOLMOD_REAL, cm);
+    int rc = pins && is_pin && zl && z && work && B ? DATUM_OK : DATUM_E_NOMEM;
+    if (rc == DATUM_OK) {
+        rate_cm_fill(M, datum_ctx_threads(ctx), sp->a, nb->index, nb->pair_of, NULL, sp->pinned);
+        rc = factorise_pinning(ctx, M, L, max_pins, pins, &n_pins, &st->factorizations, cm);
+    }
+    for (int q = 0; rc == DATUM_OK && q < n_pins; q++) sp->pinned[nb->pair_of[pins[q]]] = 1;
+    for (uint32_t k = 0; rc == DATUM_OK && k < nb->n; k++) is_pin[k] = sp->pinned[nb->pair_of[k]];
+    for (int q = 0; rc == DATUM_OK && q < n_pins; q++) {
+        if ((rc = pin_vector(sp, L, nb->pair_of, nb->index, pins[q], is_pin, B, zl, cm)) != DATUM_OK) {
+            rc = rate_cm_check(ctx, cm, "solving for a null vector");
+            break;
+        }
+        for (uint32_t k = 0; k < nb->n; k++) z[nb->pair_of[k]] = zl[k];
+        rc = add_null(ctx, sp, z, (int32_t)nb->pair_of[pins[q]], work, st);
+    }
+    cholmod_l_free_dense(&B, cm);
+    free(pins); free(is_pin); free(zl); free(z); free(work);
+    return rc;
+}
+
+static int direct(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M, cholmod_factor *L,
+                  const numbering *nb, const operator *op, datum_rate_stats *st,
+                  cholmod_common *cm)
+{
+    uint32_t n = sp->s->n;
+    double t0 = rate_now();
+    int rc = direct_null_space(ctx, sp, M, L, nb, st, cm);
+    if (rc == DATUM_OK && sp->shift) {
+        rate_cm_fill(M, datum_ctx_threads(ctx), sp->a, nb->index, nb->pair_of, sp->shift, NULL);
+        rc = factorise_ridge(ctx, M, L, cm);
+        st->factorizations++;
+    }
+    st->time_factorise = rate_now() - t0;
+    st->factor_nnz = cm->lnz;
+    st->factor_flops = cm->fl;
+    st->factor_bytes = rate_cm_factor_bytes(L);
+    st->supernodal = L->is_super;
+    st->ordering = L->ordering;
+    if (rc != DATUM_OK) return rc;
+    t0 = rate_now();
+    for (uint32_t j = 0; j < n; j++) sp->active[j] = sp->sparse[j] && (sp->shift || !sp->pinned[j]);
+    double *b = rate_calloc(ctx, n, sizeof *b), *res = rate_malloc(ctx, n, sizeof *res);
+    double *dx = rate_calloc(ctx, n, sizeof *dx);
+    if (!b || !res || !dx) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK) {
+        rate_null_remove(&sp->null, 0, sp->rc); /* with every null direction now */
+        for (uint32_t j = 0; j < n; j++) b[j] = sp->active[j] ? sp->rc[j] : 0;
+        rc = factor_solve(ctx, L, nb, b, sp->y, cm);
+    }
+    /* Iterative refinement with the factor, when the residual asks for it. */
+    for (int step = 0; rc == DATUM_OK && step < 3; step++) {
+        if (residual(ctx, op, b, sp->y, res) <= 0.125 * sp->opt->tolerance) break;
+        if ((rc = factor_solve(ctx, L, nb, res, dx, cm)) != DATUM_OK) break;
+        for (uint32_t j = 0; j < n; j++) sp->y[j] += sp->active[j] ? dx[j] : 0;
+    }
+    free(b); free(res); free(dx);
+    st->time_solve = rate_now() - t0;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Iterative                                                                */
+
+/* One diagonal block of the preconditioner. */
+typedef struct {
+    uint32_t n;
+    uint32_t *pairs;        /* sorted */
+    cholmod_factor *L;
+    cholmod_dense *B, *X, *Y, *E;
+    int32_t *pins;          /* pairs pinned at a zero pivot of the block */
+    double *nulls;          /* their null vectors over the block, n each */
+    int n_pins, factorizations;
+    int status;             /* DATUM_OK or an error code */
+    double lnz, fl, bytes;
+} pblock;
+
+typedef struct {
+    uint32_t n_blocks;
+    pblock *blocks;
+    uint32_t *pairs;        /* every block's pairs, block after block */
+    double *inv_diag;       /* plain Jacobi (block size 1) */
+    cholmod_common *cms;    /* one per thread */
+    int threads;
+    /* The coarse space: one unknown per block (the sum over its pairs). */
+    int n_coarse;
+    int32_t *coarse_of;     /* per pair: its coarse unknown, -1 if none */
+    double *coarse;         /* n_coarse^2: Cholesky factor of R A R' */
+    double *coarse_rhs;     /* n_coarse */
+} precond;
+
+/* Blocks: parts of a nested dissection (METIS, through CHOLMOD) of a sparse
+ * graph with A's connectivity, nd_small = block size; without METIS, runs of
+ * consecutive pairs. Clubs play among themselves, so blocks follow clubs; a
+ * small event hanging off the rest tends to stay whole in a block, where its
+ * null directions beyond the structure are found. block[k] receives the
+ * block of pair number k; returns the number of blocks. */
+static uint32_t partition(datum_ctx *ctx, const rate_sparse *sp, const numbering *nb,
+                          SuiteSparse_long *block, cholmod_common *cm)
+{
+    const datum_rate_problem *p = sp->p;
+    const rate_structure *s = sp->s;
+    uint32_t n = nb->n, size = (uint32_t)sp->opt->block_size;
+    SuiteSparse_long *colp = rate_calloc(ctx, (size_t)n + 1, sizeof *colp);
+    int32_t *mark = rate_malloc(ctx, (size_t)n + 1, sizeof *mark);
+    SuiteSparse_long *rows = NULL, cap = 0, nnz = 0, ncomp = 0;
+    int ok = colp && mark;
+    for (uint32_t k = 0; ok && k < n; k++) mark[k] = -1;
+    for (uint32_t k = 0; ok && k < n; k++) { /* column k: neighbours of lower number */
+        uint32_t j = nb->pair_of[k];
+        for (uint64_t e = s->app_off[j]; ok && e < s->app_off[j + 1]; e++) {
+            /* The opponent, and the next pair on a ring through the field's
+             * pairs (NS_1, EW_1, NS_2, ...): as connected as A, 2 edges a table. */
+            uint32_t t = s->app_table[e], l = s->t_layout[t];
+            uint64_t first = p->lay_off[l], len = 2 * (p->lay_off[l + 1] - first);
+            uint64_t at = 2 * (t - first) + ((uint32_t)p->t_ns[t] == j ? 0 : 1), q = (at + 1) % len;
+            int32_t near[2] = {nb->index[at % 2 ? p->t_ns[t] : p->t_ew[t]],
+                               nb->index[q % 2 ? p->t_ew[first + q / 2] : p->t_ns[first + q / 2]]};
+            for (int x = 0; x < 2; x++) {
+                int32_t o = near[x];
+                if (o < 0 || (uint32_t)o >= k || mark[o] == (int32_t)k) continue;
+                mark[o] = (int32_t)k;
+                if (nnz == cap) {
+                    cap = cap ? 2 * cap : 4096;
+                    SuiteSparse_long *grown = realloc(rows, (size_t)cap * sizeof *rows);
+                    if (!grown) { ok = 0; break; }
+                    rows = grown;
+                }
+                rows[nnz++] = o;
+            }
+        }
+        colp[k + 1] = nnz;
+    }
+    SuiteSparse_long *perm = NULL, *cparent = NULL;
+    if (ok && n <= size) { /* one block (nested dissection would still split off pieces) */
+        for (uint32_t k = 0; k < n; k++) block[k] = 0;
+        ncomp = 1;
+    } else if (ok) {
+        cholmod_sparse G = {0};
+        G.nrow = G.ncol = n;
+        G.nzmax = (size_t)(nnz ? nnz : 1);
+        G.p = colp;
+        G.i = rows ? rows : colp;
+        G.stype = 1;
+        G.itype = CHOLMOD_LONG;
+        G.xtype = CHOLMOD_PATTERN;
+        G.dtype = CHOLMOD_DOUBLE;
+        G.packed = 1;
+        perm = rate_malloc(ctx, n, sizeof *perm);
+        cparent = rate_malloc(ctx, n, sizeof *cparent);
+        if (perm && cparent) {
+            cm->current = 0;
+            cm->method[0].nd_small = size;
+            cm->method[0].nd_camd = 0;       /* the parts are wanted, not the ordering */
+            cm->method[0].nd_components = 1; /* split each connected part by itself */
+            ncomp = cholmod_l_nested_dissection(&G, NULL, 0, perm, cparent, block, cm);
+        }
+    }
+    if (ncomp <= 0) { /* no METIS, or it failed: runs of consecutive pairs */
+        for (uint32_t k = 0; k < n; k++) block[k] = k / size;
+        ncomp = n ? (n - 1) / size + 1 : 0;
+    }
+    free(colp); free(mark); free(rows); free(perm); free(cparent);
+    return (uint32_t)ncomp;
+}
+
+/* Factorises block b: the gauged block first, pinning its zero pivots (their
+ * null vectors are found here); with keep, the factor is kept as a block of
+ * the preconditioner (with a ridge, refactorised as a block of A + lambda W),
+ * else freed. local[] maps pairs to block positions (-1 elsewhere, restored
+ * on return). Inside a parallel region: no ctx. */
+static void factor_block(const rate_sparse *sp, pblock *b, int keep, int32_t *local,
+                         cholmod_common *cm)
+{
+    int max_pins = sp->opt->max_numeric;
+    for (uint32_t k = 0; k < b->n; k++) local[b->pairs[k]] = (int32_t)k;
+    cholmod_sparse *M = rate_cm_upper(NULL, 1, sp->a, local, b->pairs, b->n, NULL, sp->pinned, cm);
+    SuiteSparse_long *pins = malloc(((size_t)max_pins + 1) * sizeof *pins);
+    uint8_t *is_pin = malloc(b->n + 1);
+    cholmod_dense *B = cholmod_l_zeros(b->n, 1, CHOLMOD_REAL, cm);
+    b->status = M && pins && is_pin && B ? DATUM_OK : DATUM_E_NOMEM;
+    if (b->status == DATUM_OK) {
+        cm->nmethods = 1;
+        cm->method[0].ordering = CHOLMOD_AMD;
+        b->L = cholmod_l_analyze(M, cm);
+        if (!b->L) b->status = cm->status == CHOLMOD_OUT_OF_MEMORY ? DATUM_E_NOMEM : DATUM_E_NUMERIC;
+    }
+    if (b->status == DATUM_OK)
+        b->status = factorise_pinning(NULL, M, b->L, max_pins, pins, &b->n_pins,
+                                      &b->factorizations, cm);
+    b->lnz = cm->lnz;
+    b->fl = cm->fl;
+    if (b->status == DATUM_OK && b->n_pins > 0) {
+        b->nulls = malloc((size_t)b->n_pins * b->n * sizeof *b->nulls);
+        b->pins = malloc((size_t)b->n_pins * sizeof *b->pins);
+        if (!b->nulls || !b->pins) b->status = DATUM_E_NOMEM;
+        for (uint32_t k = 0; k < b->n; k++) is_pin[k] = sp->pinned[b->pairs[k]];
+        for (int q = 0; b->status == DATUM_OK && q < b->n_pins; q++) is_pin[pins[q]] = 1;
+        for (int q = 0; b->status == DATUM_OK && q < b->n_pins; q++) {
+            b->status = pin_vector(sp, b->L, b->pairs, local, pins[q], is_pin, B,
+                                   b->nulls + (size_t)q * b->n, cm);
+            b->pins[q] = (int32_t)b->pairs[pins[q]];
+        }
+    }
+    if (b->status == DATUM_OK && keep && sp->shift) { /* the ridge system's preconditioner */
+        rate_cm_fill(M, 1, sp->a, local, b->pairs, sp->shift, NULL);
+        b->status = factorise_ridge(NULL, M, b->L, cm);
+        b->factorizations++;
+    }
+    if (b->L) b->bytes = rate_cm_factor_bytes(b->L);
+    if (!keep) cholmod_l_free_factor(&b->L, cm);
+    cholmod_l_free_dense(&B, cm);
+    cholmod_l_free_sparse(&M, cm);
+    free(pins);
+    free(is_pin);
+    for (uint32_t k = 0; k < b->n; k++) local[b->pairs[k]] = -1;
+}
+
+static int jacobi_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
+{
+    uint32_t n = sp->s->n;
+    pc->inv_diag = rate_calloc(ctx, n, sizeof *pc->inv_diag);
+    if (!pc->inv_diag) return DATUM_E_NOMEM;
+    for (uint32_t j = 0; j < n; j++) { /* diag(A) = W */
+        if (sp->sparse[j]) pc->inv_diag[j] = 1 / (sp->p->n[j] + (sp->shift ? sp->shift[j] : 0));
+    }
+    return DATUM_OK;
+}
+
+/* Splits pairs pair_of[k] (k < n) with block[k] >= 0 into n_blocks blocks
+ * (pairs in order within each); *pairs receives the storage. */
+static pblock *blocks_of(datum_ctx *ctx, const uint32_t *pair_of, uint32_t n,
+                         const SuiteSparse_long *block, uint32_t n_blocks, uint32_t **pairs)
+{
+    pblock *blocks = rate_calloc(ctx, n_blocks, sizeof *blocks);
+    uint64_t *start = rate_calloc(ctx, (size_t)n_blocks + 1, sizeof *start);
+    *pairs = rate_malloc(ctx, (size_t)n + 1, sizeof **pairs);
+    if (!blocks || !start || !*pairs) {
+        free(blocks);
+        free(start);
+        return NULL;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (block[k] >= 0) start[block[k] + 1]++;
+    for (uint32_t b = 0; b < n_blocks; b++) {
+        blocks[b].pairs = *pairs + start[b];
+        start[b + 1] += start[b];
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        if (block[k] < 0) continue;
+        pblock *b = &blocks[block[k]];
+        b->pairs[b->n++] = pair_of[k];
+    }
+    free(start);
+    return blocks;
+}
+
+static void blocks_free(pblock *blocks, uint32_t n_blocks, cholmod_common *cm)
+{
+    for (uint32_t b = 0; blocks && b < n_blocks; b++) {
+        pblock *k = &blocks[b];
+        cholmod_l_free_factor(&k->L, cm);
+        cholmod_l_free_dense(&k->B, cm);
+        cholmod_l_free_dense(&k->X, cm);
+        cholmod_l_free_dense(&k->Y, cm);
+        cholmod_l_free_dense(&k->E, cm);
+        free(k->pins);
+        free(k->nulls);
+    }
+    free(blocks);
+}
+
+/* Factorises the blocks in parallel, then takes their numerical null
+ * vectors in block order (the same whatever thread did which block). */
+static int factor_blocks(datum_ctx *ctx, rate_sparse *sp, pblock *blocks, uint32_t n_blocks,
+                         int keep, const precond *pc, int32_t **local, datum_rate_stats *st)
+{
+    uint32_t n = sp->s->n;
+#pragma omp parallel for num_threads(pc->threads) schedule(dynamic, 1)
+    for (uint32_t b = 0; b < n_blocks; b++) {
+        int t = omp_get_thread_num();
+        factor_block(sp, &blocks[b], keep, local[t], &pc->cms[t]);
+    }
+    double *z = rate_calloc(ctx, n, sizeof *z), *work = rate_malloc(ctx, n, sizeof *work);
+    int rc = z && work ? DATUM_OK : DATUM_E_NOMEM;
+    for (uint32_t b = 0; rc == DATUM_OK && b < n_blocks; b++) {
+        pblock *k = &blocks[b];
+        if (k->status != DATUM_OK) {
+            rc = k->status == DATUM_E_NOMEM
+                     ? datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (preconditioner)")
+                     : datum_ctx_fail(ctx, DATUM_E_NUMERIC,
+                                      "a block of %u pairs could not be factorised", k->n);
+            break;
+        }
+        if (keep) {
+            st->factor_nnz += k->lnz;
+            st->factor_flops += k->fl;
+            st->factor_bytes += k->bytes;
+        }
+        st->factorizations += k->factorizations;
+        for (int q = 0; q < k->n_pins && rc == DATUM_OK; q++) {
+            memset(z, 0, n * sizeof *z);
+            for (uint32_t e = 0; e < k->n; e++) z[k->pairs[e]] = k->nulls[(size_t)q * k->n + e];
+            sp->pinned[k->pins[q]] = 1;
+            rc = add_null(ctx, sp, z, k->pins[q], work, st);
+        }
+    }
+    free(z);
+    free(work);
+    return rc;
+}
+
+static uint32_t root_of(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* The peeled pieces (peel.c), each searched for null vectors by itself. */
+static int search_peeled(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const precond *pc,
+                         int32_t **local, datum_rate_stats *st)
+{
+    const datum_rate_problem *p = sp->p;
+    uint32_t n = sp->s->n, *parent = NULL, *pairs = NULL, n_pieces = 0;
+    uint8_t *peeled = rate_malloc(ctx, n, 1);
+    SuiteSparse_long *piece = rate_malloc(ctx, (size_t)nb->n + 1, sizeof *piece);
+    int rc = peeled && piece ? rate_peel(ctx, p, sp->s, sp->sparse, peeled) : DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(parent = rate_malloc(ctx, n, sizeof *parent))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK) { /* pieces: peeled pairs sharing a field (union-find) */
+        for (uint32_t j = 0; j < n; j++) parent[j] = j;
+        for (size_t l = 0; l < p->n_layouts; l++) {
+            uint32_t first = UINT32_MAX;
+            for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+                int32_t side[2] = {p->t_ns[t], p->t_ew[t]};
+                for (int k = 0; k < 2; k++) {
+                    if (!peeled[side[k]]) continue;
+                    uint32_t j = root_of(parent, (uint32_t)side[k]);
+                    if (first == UINT32_MAX) first = j;
+                    else if (j != first) { /* the smaller index stays the root */
+                        uint32_t lo = j < first ? j : first, hi = j < first ? first : j;
+                        parent[hi] = lo;
+                        first = lo;
+                    }
+                }
+            }
+        }
+        for (uint32_t k = 0; k < nb->n; k++) { /* numbered in pair order: a root comes first */
+            uint32_t j = nb->pair_of[k], root = peeled[j] ? root_of(parent, j) : j;
+            piece[k] = !peeled[j] ? -1 : root == j ? (SuiteSparse_long)n_pieces++ : piece[nb->index[root]];
+        }
+    }
+    pblock *pieces = NULL;
+    if (rc == DATUM_OK && n_pieces > 0) {
+        pieces = blocks_of(ctx, nb->pair_of, nb->n, piece, n_pieces, &pairs);
+        rc = pieces ? factor_blocks(ctx, sp, pieces, n_pieces, 0, pc, local, st) : DATUM_E_NOMEM;
+    }
+    st->peeled_pieces = n_pieces;
+    blocks_free(pieces, n_pieces, &pc->cms[0]);
+    free(pairs); free(peeled); free(piece); free(parent);
+    return rc;
+}
+
+static void precond_free(precond *pc)
+{
+    if (pc->cms) blocks_free(pc->blocks, pc->n_blocks, &pc->cms[0]);
+    for (int t = 0; pc->cms && t < pc->threads; t++) cholmod_l_finish(&pc->cms[t]);
+    free(pc->cms);
+    free(pc->pairs);
+    free(pc->coarse_of);
+    free(pc->coarse);
+    free(pc->coarse_rhs);
+    free(pc->inv_diag);
+    memset(pc, 0, sizeof *pc);
+}
+
+/* Builds the preconditioner, after searching the peeled pieces; the
+ * numerical null directions found (in pieces or blocks) become pins. */
+static int precond_build(datum_ctx *ctx, rate_sparse *sp, const numbering *nb,
+                         datum_rate_stats *st, precond *pc)
+{
+    uint32_t n = sp->s->n;
+    memset(pc, 0, sizeof *pc);
+    pc->threads = datum_ctx_threads(ctx);
+    pc->cms = rate_calloc(ctx, (size_t)pc->threads, sizeof *pc->cms);
+    SuiteSparse_long *block = rate_malloc(ctx, (size_t)nb->n + 1, sizeof *block);
+    int32_t **local = rate_calloc(ctx, (size_t)pc->threads, sizeof *local);
+    int rc = pc->cms && block && local ? DATUM_OK : DATUM_E_NOMEM;
+    for (int t = 0; pc->cms && t < pc->threads; t++) rate_cm_start(&pc->cms[t]);
+    for (int t = 0; rc == DATUM_OK && t < pc->threads; t++) {
+        if (!(local[t] = rate_malloc(ctx, n, sizeof **local))) rc = DATUM_E_NOMEM;
+        else memset(local[t], 0xff, n * sizeof **local); /* -1 */
+    }
+    if (rc == DATUM_OK) rc = search_peeled(ctx, sp, nb, pc, local, st);
+    if (rc == DATUM_OK && sp->opt->block_size <= 1) {
+        st->blocks = nb->n;
+        rc = jacobi_build(ctx, sp, pc);
+    } else if (rc == DATUM_OK) {
+        pc->n_blocks = partition(ctx, sp, nb, block, &pc->cms[0]);
+        for (uint32_t k = 0; k < nb->n; k++) /* pins stay out of the blocks */
+            if (sp->pinned[nb->pair_of[k]] && !sp->shift) block[k] = -1;
+        pc->blocks = blocks_of(ctx, nb->pair_of, nb->n, block, pc->n_blocks, &pc->pairs);
+        rc = pc->blocks ? factor_blocks(ctx, sp, pc->blocks, pc->n_blocks, 1, pc, local, st)
+                        : DATUM_E_NOMEM;
+        st->blocks = pc->n_blocks;
+    }
+    free(block);
+    for (int t = 0; local && t < pc->threads; t++) free(local[t]);
+    free(local);
+    return rc;
+}
+
+/* The coarse space of the blocks: R sums a vector over each block's active
+ * pairs, A_0 = R A R' (plus the ridge) is small and dense, and the
+ * preconditioner adds R' A_0^-1 R r to the blocks' solves (two-level
+ * additive Schwarz): the blocks fix what is local, the coarse space the
+ * offsets between blocks, which congresses alone tie together. Without
+ * a positive definite A_0 the coarse space is left out. */
+static int coarse_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
+{
+    uint32_t n = sp->s->n;
+    if (pc->n_blocks < 2 || pc->n_blocks > 20000) return DATUM_OK;
+    pc->coarse_of = rate_malloc(ctx, n, sizeof *pc->coarse_of);
+    if (!pc->coarse_of) return DATUM_E_NOMEM;
+    memset(pc->coarse_of, 0xff, n * sizeof *pc->coarse_of); /* -1 */
+    int nc = 0;
+    for (uint32_t b = 0; b < pc->n_blocks; b++) {
+        int used = 0;
+        for (uint32_t e = 0; e < pc->blocks[b].n; e++) {
+            uint32_t j = pc->blocks[b].pairs[e];
+            if (!sp->active[j]) continue;
+            pc->coarse_of[j] = nc;
+            used = 1;
+        }
+        nc += used;
+    }
+    pc->coarse = rate_calloc(ctx, (size_t)nc * nc, sizeof *pc->coarse);
+    pc->coarse_rhs = rate_malloc(ctx, (size_t)nc, sizeof *pc->coarse_rhs);
+    if (!pc->coarse || !pc->coarse_rhs) return DATUM_E_NOMEM;
+    for (uint32_t j = 0; j < n; j++) { /* in column order: deterministic */
+        int32_t c = pc->coarse_of[j];
+        if (c < 0) continue;
+        const int32_t *row;
+        const double *val;
+        uint64_t len = rate_column(sp->a, j, &row, &val);
+        for (uint64_t e = 0; e < len; e++) {
+            int32_t i = pc->coarse_of[row[e]];
+            if (i >= 0) pc->coarse[(size_t)i * nc + c] += val[e];
+        }
+        if (sp->shift) pc->coarse[(size_t)c * nc + c] += sp->shift[j];
+    }
+    if (rate_cholesky(nc, pc->coarse) == 0) pc->n_coarse = nc;
+    return DATUM_OK;
+}
+
+/* z = M^-1 r (inactive entries 0). */
+static int precond_apply(const precond *pc, const uint8_t *active, uint32_t n, const double *r,
+                         double *z)
+{
+    if (pc->inv_diag) {
+        for (uint32_t j = 0; j < n; j++) z[j] = active[j] ? pc->inv_diag[j] * r[j] : 0;
+        return DATUM_OK;
+    }
+    int failed = 0;
+#pragma omp parallel for num_threads(pc->threads) schedule(dynamic, 1) reduction(| : failed)
+    for (uint32_t b = 0; b < pc->n_blocks; b++) {
+        pblock *k = &pc->blocks[b];
+        cholmod_common *cm = &pc->cms[omp_get_thread_num()];
+        if (!k->B && !(k->B = cholmod_l_zeros(k->n, 1, CHOLMOD_REAL, cm))) {
+            failed = 1;
+            continue;
+        }
+        double *bx = k->B->x;
+        for (uint32_t e = 0; e < k->n; e++) bx[e] = active[k->pairs[e]] ? r[k->pairs[e]] : 0;
+        if (!cholmod_l_solve2(CHOLMOD_A, k->L, k->B, NULL, &k->X, NULL, &k->Y, &k->E, cm)) {
+            failed = 1;
+            continue;
+        }
+        const double *xx = k->X->x;
+        for (uint32_t e = 0; e < k->n; e++) z[k->pairs[e]] = xx[e];
+    }
+    for (uint32_t j = 0; j < n; j++)
+        if (!active[j]) z[j] = 0;
+    if (pc->n_coarse > 0) {
+        double *y = pc->coarse_rhs;
+        memset(y, 0, (size_t)pc->n_coarse * sizeof *y);
+        for (uint32_t j = 0; j < n; j++)
+            if (pc->coarse_of[j] >= 0) y[pc->coarse_of[j]] += r[j];
+        rate_cholesky_solve(pc->n_coarse, pc->coarse, y);
+        for (uint32_t j = 0; j < n; j++)
+            if (pc->coarse_of[j] >= 0) z[j] += y[pc->coarse_of[j]];
+    }
+    return failed ? DATUM_E_NOMEM : DATUM_OK;
+}
+
+/* Preconditioned conjugate gradients on op x = b from x: stop on the
+ * recurrence, confirm on the true residual, restart from it while that
+ * keeps improving. Returns the iterations. */
+static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const double *b, double *x,
+               double tol, int max_iterations, double *work, int *rc)
+{
+    uint32_t n = op->a->n;
+    double *r = work, *z = r + n, *p = z + n, *q = p + n;
+    double bnorm = rate_norm(n, b), rel = residual(ctx, op, b, x, r);
+    int it = 0;
+    while (*rc == DATUM_OK && bnorm > 0 && rel > tol && it < max_iterations) {
+        if ((*rc = precond_apply(pc, op->active, n, r, z)) != DATUM_OK) break;
+        memcpy(p, z, n * sizeof *p);
+        double rz = rate_dot(n, r, z);
+        while (it < max_iterations) {
+            apply(ctx, op, p, q);
+            double pq = rate_dot(n, p, q);
+            if (!(pq > 0)) break;
+            double alpha = rz / pq;
+            for (uint32_t j = 0; j < n; j++) {
+                x[j] += alpha * p[j];
+                r[j] -= alpha * q[j];
+            }
+            it++;
+            /* a little below: the recurrence drifts from the true residual */
+            if (rate_norm(n, r) <= 0.25 * tol * bnorm) break;
+            if ((*rc = precond_apply(pc, op->active, n, r, z)) != DATUM_OK) break;
+            double rz1 = rate_dot(n, r, z), beta = rz1 / rz;
+            rz = rz1;
+            for (uint32_t j = 0; j < n; j++) p[j] = z[j] + beta * p[j];
+        }
+        double before = rel;
+        rel = residual(ctx, op, b, x, r);
+        if (rel > tol && !(rel < 0.5 * before)) break; /* stagnation */
+    }
+    return it;
+}
+
+static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const operator *op,
+                     datum_rate_stats *st)
+{
+    uint32_t n = sp->s->n;
+    precond pc;
+    double t0 = rate_now();
+    int rc = precond_build(ctx, sp, nb, st, &pc);
+    st->time_factorise = rate_now() - t0;
+    t0 = rate_now();
+    for (uint32_t j = 0; j < n; j++) sp->active[j] = sp->sparse[j] && (sp->shift || !sp->pinned[j]);
+    if (rc == DATUM_OK) rc = coarse_build(ctx, sp, &pc);
+    st->coarse = (uint32_t)pc.n_coarse;
+    double *b = NULL, *work = NULL, *x = sp->y;
+    if (rc == DATUM_OK) {
+        b = rate_calloc(ctx, n, sizeof *b);
+        work = rate_calloc(ctx, 4 * (size_t)n, sizeof *work);
+        if (!b || !work) rc = DATUM_E_NOMEM;
+    }
+    if (rc == DATUM_OK) {
+        rate_null_remove(&sp->null, 0, sp->rc); /* with every null direction found */
+        for (uint32_t j = 0; j < n; j++) b[j] = sp->active[j] ? sp->rc[j] : 0;
+        if (sp->opt->warm_start) { /* earlier ratings, moved into this gauge */
+            for (uint32_t j = 0; j < n; j++)
+                x[j] = sp->sparse[j] && isfinite(sp->opt->warm_start[j]) ? sp->opt->warm_start[j] : 0;
+            if (!sp->shift) rate_null_gauge(&sp->null, x);
+        }
+        for (uint32_t j = 0; j < n; j++)
+            if (!sp->active[j]) x[j] = 0;
+        st->iterations = pcg(ctx, op, &pc, b, x, sp->opt->tolerance, sp->opt->max_iterations,
+                             work, &rc);
+    }
+    free(b);
+    free(work);
+    precond_free(&pc);
+    st->time_solve = rate_now() - t0;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+
+int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
+{
+    const rate_structure *s = sp->s;
+    const datum_rate_options *opt = sp->opt;
+    uint32_t n = s->n;
+    int rc = DATUM_OK;
+    numbering nb = {0};
+    double *shift = NULL;
+    cholmod_common cm;
+    cholmod_sparse *M = NULL;
+    cholmod_factor *L = NULL;
+    rate_cm_start(&cm);
+    sp->sparse = rate_calloc(ctx, n, 1);
+    sp->pinned = rate_calloc(ctx, n, 1);
+    sp->active = rate_calloc(ctx, n, 1);
+    sp->rc = rate_calloc(ctx, n, sizeof *sp->rc);
+    sp->y = rate_calloc(ctx, n, sizeof *sp->y);
+    if (!sp->sparse || !sp->pinned || !sp->active || !sp->rc || !sp->y ||
+        rate_null_init(ctx, &sp->null, s, sp->p->n) != DATUM_OK ||
+        (opt->ridge > 0 && !(shift = rate_calloc(ctx, n, sizeof *shift)))) {
+        rc = DATUM_E_NOMEM;
+        goto done;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        sp->sparse[j] = s->acomp[j] >= 0 && !s->acomp_dense[s->acomp[j]];
+        if (sp->sparse[j]) sp->rc[j] = sp->p->r[j];
+        if (shift && sp->sparse[j]) shift[j] = opt->ridge * sp->p->n[j];
+    }
+    sp->shift = shift;
+    for (uint32_t c = 0; c < s->n_ocomp; c++) /* the structural pins */
+        if (s->opin[c] >= 0) sp->pinned[s->opin[c]] = 1;
+    for (uint32_t g = 0; g < s->n_group; g++)
+        if (s->gpin[g] >= 0) sp->pinned[s->gpin[g]] = 1;
+    if ((rc = number(ctx, sp->sparse, n, &nb)) != DATUM_OK) goto done;
+    operator op = {sp->a, sp->active, shift};
+    datum_rate_solver path = opt->solver;
+    st->path = path == DATUM_RATE_ITERATIVE ? path : DATUM_RATE_DIRECT;
+    st->null_complete = 1;
+    if (nb.n == 0) { /* nothing sparse */
+        rate_null_remove(&sp->null, 0, sp->rc);
+        goto done;
+    }
+    if (path != DATUM_RATE_ITERATIVE) {
+        double t0 = rate_now();
+        M = rate_cm_upper(ctx, datum_ctx_threads(ctx), sp->a, nb.index, nb.pair_of, nb.n, NULL,
+                          sp->pinned, &cm);
+        if (!M) {
+            rc = datum_ctx_code(ctx) < 0 ? datum_ctx_code(ctx) : DATUM_E_NOMEM;
+            goto done;
+        }
+        if (opt->ordering != DATUM_RATE_ORDER_DEFAULT) { /* else AMD, then METIS if AMD fills in much */
+            static const int kOrdering[] = {0, CHOLMOD_AMD, CHOLMOD_METIS, CHOLMOD_NESDIS};
+            cm.nmethods = 1;
+            cm.method[0].ordering = kOrdering[opt->ordering];
+        }
+        L = cholmod_l_analyze(M, &cm);
+        if ((rc = rate_cm_check(ctx, &cm, "analysing")) != DATUM_OK) goto done;
+        if (!L) {
+            rc = datum_ctx_fail(ctx, DATUM_E_NUMERIC, "CHOLMOD could not analyse the matrix");
+            goto done;
+        }
+        st->time_analyse = rate_now() - t0;
+        st->predicted_nnz = cm.lnz;
+        st->predicted_flops = cm.fl;
+        st->predicted_bytes = L->is_super ? rate_cm_factor_bytes(L) : 16.0 * cm.lnz + 24.0 * nb.n;
+        if (path == DATUM_RATE_AUTO)
+            path = st->predicted_bytes <= opt->memory && st->predicted_flops <= opt->flops
+                       ? DATUM_RATE_DIRECT : DATUM_RATE_ITERATIVE;
+        if (path == DATUM_RATE_ITERATIVE) {
+            cholmod_l_free_factor(&L, &cm);
+            cholmod_l_free_sparse(&M, &cm);
+        }
+    }
+    st->path = path;
+    st->null_complete = path == DATUM_RATE_DIRECT;
+    rc = path == DATUM_RATE_DIRECT ? direct(ctx, sp, M, L, &nb, &op, st, &cm)
+                                   : iterative(ctx, sp, &nb, &op, st);
+    if (rc == DATUM_OK && !shift) rate_null_remove(&sp->null, 1, sp->y);
+done:
+    cholmod_l_free_factor(&L, &cm);
+    cholmod_l_free_sparse(&M, &cm);
+    cholmod_l_finish(&cm);
+    free(nb.index);
+    free(nb.pair_of);
+    free(shift);
+    sp->shift = NULL;
+    return rc;
+}
+
+void rate_sparse_free(rate_sparse *sp)
+{
+    free(sp->sparse);
+    free(sp->pinned);
+    free(sp->active);
+    free(sp->rc);
+    free(sp->y);
+    rate_null_free(&sp->null);
+}

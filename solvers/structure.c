@@ -1,0 +1,227 @@
+/*
+ * structure.c - who plays whom: the appearance index (pair -> tables), the
+ * connected components of A, the opponent components, the fixed-direction
+ * groups and the pins of the gauge (docs/methods.md, "Ratings").
+ *
+ * All of it is sequential union-find over the stored tables, O(tables), with
+ * components numbered in pair order: the same archive gives the same numbers.
+ */
+#include "rate_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Union-find with path halving; the smaller index becomes the root, so the
+ * result does not depend on the order of the unions. */
+static uint32_t find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+static void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = find(parent, a);
+    b = find(parent, b);
+    if (a < b) parent[b] = a;
+    else if (b < a) parent[a] = b;
+}
+
+static uint32_t *identity(datum_ctx *ctx, uint32_t n)
+{
+    uint32_t *parent = rate_malloc(ctx, n, sizeof *parent);
+    if (parent)
+        for (uint32_t i = 0; i < n; i++) parent[i] = i;
+    return parent;
+}
+
+/* label[i] = number of i's root among the roots, in index order, for the i
+ * with keep[i] (all if keep is NULL), else -1. Returns the count. */
+static uint32_t number_roots(uint32_t *parent, uint32_t n, const uint8_t *keep, int32_t *label)
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (keep && !keep[i]) {
+            label[i] = -1;
+            continue;
+        }
+        uint32_t root = find(parent, i);
+        label[i] = root == i ? (int32_t)count++ : label[root];
+    }
+    return count;
+}
+
+static int build_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
+{
+    size_t nt = p->n_tables;
+    s->app_off = rate_calloc(ctx, (size_t)s->n + 1, sizeof *s->app_off);
+    s->app_table = rate_malloc(ctx, 2 * nt, sizeof *s->app_table);
+    s->t_layout = rate_malloc(ctx, nt, sizeof *s->t_layout);
+    if (!s->app_off || !s->app_table || !s->t_layout) return DATUM_E_NOMEM;
+    for (size_t t = 0; t < nt; t++) {
+        s->app_off[p->t_ns[t] + 1]++;
+        s->app_off[p->t_ew[t] + 1]++;
+    }
+    for (uint32_t j = 0; j < s->n; j++) s->app_off[j + 1] += s->app_off[j];
+    uint64_t *next = rate_malloc(ctx, s->n ? s->n : 1, sizeof *next);
+    if (!next) return DATUM_E_NOMEM;
+    memcpy(next, s->app_off, s->n * sizeof *next);
+    for (size_t t = 0; t < nt; t++) { /* in table order: each list is sorted */
+        s->app_table[next[p->t_ns[t]]++] = (uint32_t)t;
+        s->app_table[next[p->t_ew[t]]++] = (uint32_t)t;
+    }
+    free(next);
+    for (size_t l = 0; l < p->n_layouts; l++)
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) s->t_layout[t] = (uint32_t)l;
+    return DATUM_OK;
+}
+
+/* Components of A (pairs sharing a field) and of the opponent graph. */
+static int build_components(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s,
+                            const uint8_t *rated)
+{
+    uint32_t *fa = identity(ctx, s->n), *fo = identity(ctx, s->n);
+    int rc = DATUM_E_NOMEM;
+    s->acomp = rate_malloc(ctx, s->n, sizeof *s->acomp);
+    s->ocomp = rate_malloc(ctx, s->n, sizeof *s->ocomp);
+    s->sign = rate_calloc(ctx, s->n, sizeof *s->sign);
+    if (!fa || !fo || !s->acomp || !s->ocomp || !s->sign) goto done;
+    uint8_t *seen = (uint8_t *)s->sign; /* bit 1: NS, bit 2: EW; turned into the sign below */
+    for (size_t l = 0; l < p->n_layouts; l++) {
+        uint32_t first = (uint32_t)p->t_ns[p->lay_off[l]];
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+            uint32_t ns = (uint32_t)p->t_ns[t], ew = (uint32_t)p->t_ew[t];
+            unite(fa, first, ns);
+            unite(fa, first, ew);
+            unite(fo, ns, ew);
+            seen[ns] |= 1;
+            seen[ew] |= 2;
+        }
+    }
+    for (uint32_t j = 0; j < s->n; j++)
+        s->sign[j] = seen[j] == 1 ? 1 : seen[j] == 2 ? -1 : 0;
+    s->n_acomp = number_roots(fa, s->n, rated, s->acomp);
+    s->n_ocomp = number_roots(fo, s->n, rated, s->ocomp);
+    rc = DATUM_OK;
+done:
+    free(fa);
+    free(fo);
+    return rc;
+}
+
+/* Fixed-direction components and their groups: fixed components that share
+ * a field are grouped; a group with a field holding a table of a component
+ * that is not fixed has no null vector. */
+static int build_groups(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s,
+                        const uint8_t *rated)
+{
+    uint32_t no = s->n_ocomp;
+    uint32_t *fg = identity(ctx, no ? no : 1);
+    uint8_t *tainted = rate_calloc(ctx, no, 1);
+    s->ofixed = rate_malloc(ctx, no, 1);
+    s->ogroup = rate_malloc(ctx, no, sizeof *s->ogroup);
+    int rc = DATUM_E_NOMEM;
+    if (!fg || !tainted || !s->ofixed || !s->ogroup) goto done;
+    memset(s->ofixed, 1, no);
+    for (uint32_t j = 0; j < s->n; j++)
+        if (rated[j] && s->sign[j] == 0) s->ofixed[s->ocomp[j]] = 0;
+    for (size_t l = 0; l < p->n_layouts; l++) {
+        int32_t first = -1, mixed = 0;
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+            int32_t c = s->ocomp[p->t_ns[t]];
+            if (!s->ofixed[c]) mixed = 1;
+            else if (first < 0) first = c;
+            else unite(fg, (uint32_t)first, (uint32_t)c);
+        }
+        if (first >= 0 && mixed) tainted[first] = 1;
+    }
+    for (uint32_t c = 0; c < no; c++) /* a taint anywhere taints the root */
+        if (tainted[c]) tainted[find(fg, c)] = 1;
+    s->n_group = 0;
+    s->n_fixed = 0;
+    for (uint32_t c = 0; c < no; c++) {
+        s->ogroup[c] = -1;
+        if (!s->ofixed[c]) continue;
+        s->n_fixed++;
+        uint32_t root = find(fg, c);
+        if (tainted[root]) continue;
+        s->ogroup[c] = root == c ? (int32_t)s->n_group++ : s->ogroup[root];
+    }
+    rc = DATUM_OK;
+done:
+    free(fg);
+    free(tainted);
+    return rc;
+}
+
+/* The pins: in each opponent component of a sparse component of A, its pair
+ * with the most boards (ties: the first); in each group, a pair of the other
+ * direction in the group's first component, with the most boards. */
+static int build_pins(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
+{
+    s->opin = rate_malloc(ctx, s->n_ocomp, sizeof *s->opin);
+    s->gpin = rate_malloc(ctx, s->n_group, sizeof *s->gpin);
+    s->gfirst = rate_malloc(ctx, s->n_group, sizeof *s->gfirst);
+    s->oacomp = rate_malloc(ctx, s->n_ocomp, sizeof *s->oacomp);
+    if (!s->opin || !s->gpin || !s->gfirst || !s->oacomp) return DATUM_E_NOMEM;
+    for (uint32_t c = 0; c < s->n_ocomp; c++) s->opin[c] = -1;
+    for (uint32_t g = 0; g < s->n_group; g++) s->gpin[g] = s->gfirst[g] = -1;
+    for (uint32_t j = 0; j < s->n; j++) {
+        int32_t c = s->ocomp[j];
+        if (c < 0) continue;
+        s->oacomp[c] = s->acomp[j];
+        if (s->ogroup[c] >= 0 && s->gfirst[s->ogroup[c]] < 0) s->gfirst[s->ogroup[c]] = c;
+        if (s->acomp_dense[s->acomp[j]]) continue;
+        if (s->opin[c] < 0 || p->n[j] > p->n[s->opin[c]]) s->opin[c] = (int32_t)j;
+    }
+    for (uint32_t j = 0; j < s->n; j++) {
+        int32_t c = s->ocomp[j];
+        if (c < 0 || s->acomp_dense[s->acomp[j]] || s->ogroup[c] < 0) continue;
+        int32_t g = s->ogroup[c];
+        if (s->gfirst[g] != c || s->sign[j] == s->sign[s->opin[c]]) continue;
+        if (s->gpin[g] < 0 || p->n[j] > p->n[s->gpin[g]]) s->gpin[g] = (int32_t)j;
+    }
+    return DATUM_OK;
+}
+
+int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
+                         rate_structure *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n = p->n_pairs;
+    uint8_t *rated = rate_malloc(ctx, s->n, 1);
+    int rc = rated ? DATUM_OK : DATUM_E_NOMEM;
+    if (rc == DATUM_OK) {
+        for (uint32_t j = 0; j < s->n; j++) rated[j] = p->n[j] > 0;
+        rc = build_index(ctx, p, s);
+    }
+    if (rc == DATUM_OK) rc = build_components(ctx, p, s, rated);
+    if (rc == DATUM_OK) rc = build_groups(ctx, p, s, rated);
+    if (rc == DATUM_OK) {
+        s->acomp_size = rate_calloc(ctx, s->n_acomp, sizeof *s->acomp_size);
+        s->acomp_dense = rate_calloc(ctx, s->n_acomp, 1);
+        if (!s->acomp_size || !s->acomp_dense) rc = DATUM_E_NOMEM;
+    }
+    if (rc == DATUM_OK) {
+        for (uint32_t j = 0; j < s->n; j++)
+            if (s->acomp[j] >= 0) s->acomp_size[s->acomp[j]]++;
+        for (uint32_t c = 0; c < s->n_acomp; c++)
+            s->acomp_dense[c] = s->acomp_size[c] <= (uint32_t)(dense_max > 0 ? dense_max : 0);
+        rc = build_pins(ctx, p, s);
+    }
+    free(rated);
+    if (rc != DATUM_OK) rate_structure_free(s);
+    return rc;
+}
+
+void rate_structure_free(rate_structure *s)
+{
+    free(s->app_off); free(s->app_table); free(s->t_layout);
+    free(s->acomp); free(s->acomp_size); free(s->acomp_dense);
+    free(s->ocomp); free(s->sign); free(s->ofixed); free(s->oacomp); free(s->ogroup);
+    free(s->opin); free(s->gpin); free(s->gfirst);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `datum rate` (methods.md §6, seed 000): CSV in, ratings out.
+
+- the 2-table field solved by hand (docs/methods.md, "Ratings"): 1.5, -1.5, -1.5, 1.5;
+- a small well-mixed archive against a reference written here from seed 000's equation for
+  each pair (Gaussian elimination; null space = the constant, so the minimum board-weighted
+  norm solution is the gauged one shifted to weighted mean 0);
+- the report, the HDF5 output, the warm start, --evaluate on a generated archive, and the
+  refusals (exit 2) with their messages.
+Standard library only (h5py is used when present).
+
+usage: test_rate.py --datum PATH
+"""
+import argparse
+import csv
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+BOUNDARIES = (15, 45, 85, 125, 165, 215, 265, 315, 365, 425, 495, 595, 745, 895, 1095, 1295,
+              1495, 1745, 1995, 2245, 2495, 2995, 3495, 3995)
+HEADER = ["event", "date", "section", "board", "table", "ns_pair", "ew_pair", "ns_score"]
+
+
+def wbf(d):
+    band = sum(1 for b in BOUNDARIES if abs(d) >= b)
+    return band if d >= 0 else -band
+
+
+class Run:
+    def __init__(self, datum, tmp):
+        self.datum, self.tmp = datum, tmp
+
+    def __call__(self, *args, expect=0):
+        p = subprocess.run([self.datum, *map(str, args)], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=600)
+        if p.returncode != expect:
+            raise AssertionError(f"datum {' '.join(map(str, args))} exited {p.returncode}, "
+                                 f"expected {expect}:\n{p.stdout}{p.stderr}")
+        return p
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def archive(self, name, rows):
+        csv_path = self.path(name + ".csv")
+        with open(csv_path, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(HEADER)
+            w.writerows(rows)
+        h5 = self.path(name + ".h5")
+        self("import", csv_path, "-o", h5)
+        return h5
+
+
+def read_ratings(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and list(rows[0].keys()) == ["pair", "boards", "rating", "butler_per_board",
+                                             "component"], rows[:1]
+    return {r["pair"]: r for r in rows}
+
+
+def close(a, b, tol):
+    return abs(a - b) <= tol * max(1.0, abs(b))
+
+
+def test_two_tables_by_hand(run):
+    # Datum 185: N1 and E2 win imp(235) = 6, E1 and N2 lose 6. A = u u', u = (1,-1,-1,1),
+    # r = 6u, so the minimum-norm solution is 6u/4.
+    h5 = run.archive("hand", [["Match", "2024-03-02", "", 1, 1, "N1", "E1", 420],
+                              ["Match", "2024-03-02", "", 1, 2, "N2", "E2", -50]])
+    out = run.path("hand.csv")
+    run("rate", h5, "--out", out)
+    got = read_ratings(out)
+    want = {"N1": 1.5, "E1": -1.5, "N2": -1.5, "E2": 1.5}
+    for pair, v in want.items():
+        assert close(float(got[pair]["rating"]), v, 1e-12), (pair, got[pair])
+        assert float(got[pair]["butler_per_board"]) == 4 * v, got[pair]
+        assert got[pair]["boards"] == "1" and got[pair]["component"] == "0", got[pair]
+
+
+def mixed_rows(rng, n_pairs=12, rounds=30, tables=3, boards=2):
+    """Barometer rounds of a club: a fresh seating and fresh directions every round."""
+    strength = [rng.uniform(-2, 2) for _ in range(n_pairs)]
+    rows, board = [], 0
+    for k in range(rounds):
+        seat = rng.sample(range(n_pairs), 2 * tables)
+        for _ in range(boards):
+            board += 1
+            for t in range(tables):
+                ns, ew = seat[2 * t], seat[2 * t + 1]
+                if rng.random() < 0.5:
+                    ns, ew = ew, ns
+                score = 10 * round(10 * (strength[ns] - strength[ew]) + rng.randint(-30, 30))
+                rows.append(["Club", "2024-01-%02d" % (1 + k % 28), "", board, t + 1,
+                             "P%02d" % ns, "P%02d" % ew, score])
+    return rows
+
+
+def reference(rows):
+    """Seed 000's equation for each pair, n_j v_j = sum_b [bb + v(a) - mean_ao v + mean_mo v],
+    moved to the left; min sum n_j v_j^2 solution of a connected, mixed archive (null = 1)."""
+    fields = {}
+    for r in rows:
+        fields.setdefault((r[0], r[2], r[3]), []).append((r[5], r[6], r[7]))
+    pairs = sorted({p for f in fields.values() for t in f for p in t[:2]})
+    idx = {p: i for i, p in enumerate(pairs)}
+    n = len(pairs)
+    A = [[0.0] * n for _ in range(n)]
+    r = [0.0] * n
+    w = [0.0] * n
+    for tables in fields.values():
+        L = len(tables)
+        if L < 2:
+            continue
+        mean = sum(s for _, _, s in tables) / L
+        for x, (ns, ew, s) in enumerate(tables):
+            bb = wbf(s - mean)
+            for j, opp, sign in ((ns, ew, 1), (ew, ns, -1)):
+                i = idx[j]
+                r[i] += sign * bb
+                w[i] += 1
+                A[i][i] += 1
+                A[i][idx[opp]] -= 1
+                for y, (ns2, ew2, _) in enumerate(tables):
+                    if y == x:
+                        continue
+                    same, other = (ns2, ew2) if sign == 1 else (ew2, ns2)
+                    A[i][idx[other]] += 1 / (L - 1)
+                    A[i][idx[same]] -= 1 / (L - 1)
+    # r_c: r minus its projection on null(A) = the constant; pin pair 0; Gaussian elimination.
+    mean_r = sum(r) / n
+    rc = [x - mean_r for x in r]
+    m = n - 1
+    M = [[A[i][j] for j in range(1, n)] + [rc[i]] for i in range(1, n)]
+    for c in range(m):
+        piv = max(range(c, m), key=lambda k: abs(M[k][c]))
+        M[c], M[piv] = M[piv], M[c]
+        for k in range(m):
+            if k != c and M[k][c] != 0:
+                f = M[k][c] / M[c][c]
+                M[k] = [a - f * b for a, b in zip(M[k], M[c])]
+    y = [0.0] + [M[c][m] / M[c][c] for c in range(m)]
+    shift = sum(wj * yj for wj, yj in zip(w, y)) / sum(w)
+    return {p: y[idx[p]] - shift for p in pairs}
+
+
+def test_against_reference(run):
+    rows = mixed_rows(random.Random(20240607))
+    h5 = run.archive("club", rows)
+    want = reference(rows)
+    for solver in ("direct", "iterative"):
+        out = run.path(f"club-{solver}.csv")
+        report = run.path(f"club-{solver}.json")
+        run("rate", h5, "--out", out, "--report", report, "--solver", solver, "--block-size", 4,
+            "--threads", 2)
+        got = read_ratings(out)
+        assert set(got) == set(want), (sorted(got), sorted(want))
+        for p, v in want.items():
+            assert close(float(got[p]["rating"]), v, 1e-8), (solver, p, got[p]["rating"], v)
+        rep = json.load(open(report))
+        assert rep["solver"]["path"] == solver, rep["solver"]
+        assert rep["null_directions"]["total"] == 1 and rep["components"]["total"] == 1, rep
+        assert rep["residual"]["converged"] and rep["residual"]["relative_on_range"] <= 1e-10, rep
+        for phase in ("read", "assemble", "factorise", "solve", "write", "total"):
+            assert rep["time_seconds"][phase] >= 0, rep["time_seconds"]
+    # The warm start from the solution itself: nothing left to iterate.
+    out, report = run.path("club-warm.csv"), run.path("club-warm.json")
+    run("rate", h5, "--out", out, "--report", report, "--solver", "iterative",
+        "--warm-start", run.path("club-direct.csv"))
+    assert json.load(open(report))["solver"]["warm_start_pairs"] == len(want)
+    assert json.load(open(report))["solver"]["iterations"] <= 1
+    # The HDF5 output holds the same ratings.
+    try:
+        import h5py
+    except ImportError:
+        return
+    out_h5 = run.path("club-out.h5")
+    run("rate", h5, "-o", out_h5)
+    with h5py.File(out_h5, "r") as f:
+        names = f["dict/pairs"].asstr()[:]
+        rating = f["pairs/rating"][:]
+        assert f.attrs["command"] == "rate"
+        for p, v in zip(names, rating):
+            assert close(float(v), want[p], 1e-8), (p, v, want[p])
+
+
+def test_evaluate(run):
+    h5 = run.path("gen.h5")
+    run("generate", "-o", h5, "--clubs", 2, "--years", 1)
+    report = run.path("gen.json")
+    p = run("rate", h5, "--report", report, "--evaluate", "--fit-until", "2024-09-01")
+    ev = json.load(open(report))["evaluation"]
+    assert ev["truth"]["pearson_rating"] > ev["truth"]["pearson_raw_butler"], ev
+    assert ev["prediction"]["predictions"] > 0, ev
+    assert "correlation with the true strengths" in p.stdout, p.stdout
+
+
+def test_refusals(run):
+    h5 = run.archive("refuse", [["Match", "2024-03-02", "", 1, 1, "N1", "E1", 420],
+                                ["Match", "2024-03-02", "", 1, 2, "N2", "E2", -50]])
+    p = run("rate", h5, "--evaluate", expect=2)
+    assert "no true strengths" in p.stderr, p.stderr
+    p = run("rate", h5, "--out", run.path("x.csv"), "--fit-until", "2024-01-01", expect=2)
+    assert "--fit-until goes with --evaluate" in p.stderr, p.stderr
+    p = run("rate", h5, "--out", run.path("x.csv"), "--as-of", "2024-02-30", expect=2)
+    assert "--as-of takes a date" in p.stderr, p.stderr
+    p = run("rate", h5, "--out", run.path("x.csv"), "--memory", "lots", expect=2)
+    assert "--memory" in p.stderr, p.stderr
+    p = run("rate", h5, expect=2)
+    assert "nothing to write" in p.stderr, p.stderr
+    assert not os.path.exists(run.path("x.csv"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datum", required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        run = Run(os.path.abspath(args.datum), tmp)
+        for test in (test_two_tables_by_hand, test_against_reference, test_evaluate, test_refusals):
+            test(run)
+            print(f"ok {test.__name__}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
