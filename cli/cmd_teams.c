@@ -193,7 +193,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     double *agg = NULL, *imps = NULL;
     size_t cap = 0;
     match_table t = {0};
-    int col[2];
+    int col[2] = {-1, -1}; /* set with h5 */
     int print = !(job->out_h5 || job->matches_csv || job->totals_csv);
     int rc = datum_archive_open(ctx, archive_path, &a);
     if (rc < 0) goto done;
