@@ -220,19 +220,28 @@ int datum_field_datum(const datum_rule *r, const int32_t *scores, size_t n, int3
         *out = (datum_value){par_datum(scores, n), 1};
         return DATUM_OK;
     }
+    int small = r->small_max >= 3 && n >= 3 && n <= (size_t)r->small_max;
+    size_t k = small ? 0 : trim_count(r, n), cap = (n - 1) / 2;
+    if (k > cap) k = cap;
+    datum_value v;
+    if (!small && k == 0 && r->center == DATUM_CENTER_MEAN) {
+        /* A plain mean needs no order: skip the sort. */
+        int64_t sum = 0;
+        for (size_t i = 0; i < n; i++) sum += scores[i];
+        v = (datum_value){sum, (int64_t)n};
+        *out = r->rounding == DATUM_ROUND_NONE ? v : round_to_unit(v, r->rounding, r->round_unit);
+        return DATUM_OK;
+    }
     memcpy(work, scores, n * sizeof *work);
     datum_sort_i32(work, n);
 
-    datum_value v;
-    if (r->small_max >= 3 && n >= 3 && n <= (size_t)r->small_max) {
+    if (small) {
         /* Small field: the single extremes weigh 1, the inner scores more. */
         int64_t inner = 0;
         for (size_t i = 1; i + 1 < n; i++) inner += work[i];
         v.num = (int64_t)work[0] + work[n - 1] + (int64_t)r->middle_weight * inner;
         v.den = 2 + (int64_t)r->middle_weight * (int64_t)(n - 2);
     } else {
-        size_t k = trim_count(r, n), cap = (n - 1) / 2;
-        if (k > cap) k = cap;
         const int32_t *kept = work + k;
         size_t m = n - 2 * k;
         if (r->center == DATUM_CENTER_MEAN) {

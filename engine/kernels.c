@@ -48,13 +48,25 @@ void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *awa
                         const int32_t *scores, const uint8_t *adjusted, size_t n,
                         datum_value d, double *ns_imps, double *ew_imps)
 {
+    /* A rounded datum (den == 1) on the WBF scale is the common case: the
+     * band then comes from a division by a constant, which the compiler turns
+     * into a multiplication. */
+    int integral = d.den == 1 && scale->kind == DATUM_SCALE_WBF;
+    int64_t mult = scale->doubled ? 2 : 1;
+    double unit = scale->halved ? 0.5 : 1.0;
     for (size_t i = 0; i < n; i++) {
         if (adjusted && adjusted[i] != DATUM_ADJ_NONE) {
             datum_adjusted_award(award, adjusted[i], &ns_imps[i], &ew_imps[i]);
+            continue;
+        }
+        if (integral) {
+            int64_t diff = mult * ((int64_t)scores[i] - d.num);
+            double mag = unit * datum_wbf_band_of_fifths((diff < 0 ? -diff : diff) / 5);
+            ns_imps[i] = diff < 0 ? 0.0 - mag : mag;
         } else {
             ns_imps[i] = datum_imp_ratio(scale, (int64_t)scores[i] * d.den - d.num, d.den);
-            ew_imps[i] = 0.0 - ns_imps[i];
         }
+        ew_imps[i] = 0.0 - ns_imps[i];
     }
 }
 
