@@ -16,6 +16,9 @@ _Static_assert(DATUM_COL_TABLE == 1u << IO_R_TABLE && DATUM_COL_NS_SCORE == 1u <
                "a /results column's number is its DATUM_COL_* bit");
 
 #define N_FIELD_DATA IO_F_OFFSET /* the /fields columns before the offsets */
+/* Element-wise loops go parallel from this length: below it, waking the
+ * threads costs more than the loop. */
+#define PARALLEL_MIN_ELEMENTS 65536
 
 /* Whole decoded chunks of one column (h5chunk.c): consecutive reads then
  * decompress each chunk once, a batch of chunks at a time, in parallel. */
@@ -83,30 +86,36 @@ static inline int64_t load_int(const unsigned char *p, size_t i, size_t size, in
 /* Converts n file values to the chunk's C type, saturating like HDF5 (the
  * range check that follows rejects what does not fit). One loop per C type,
  * so that the compiler specialises the load. */
-static void widen(const chunk_window *w, const unsigned char *in, size_t n, int kind, void *out)
+static void widen(const chunk_window *w, const unsigned char *in, size_t n, int kind, void *out,
+                  int threads)
 {
     size_t size = w->codec.elem;
     int sgn = w->is_signed;
+    if (n < PARALLEL_MIN_ELEMENTS) threads = 1;
     switch (kind) {
     case IO_KIND_U8:
+#pragma omp parallel for num_threads(threads)
         for (size_t i = 0; i < n; i++) {
             int64_t v = load_int(in, i, size, sgn);
             ((uint8_t *)out)[i] = (uint8_t)(v < 0 ? 0 : v > UINT8_MAX ? UINT8_MAX : v);
         }
         break;
     case IO_KIND_U32:
+#pragma omp parallel for num_threads(threads)
         for (size_t i = 0; i < n; i++) {
             int64_t v = load_int(in, i, size, sgn);
             ((uint32_t *)out)[i] = (uint32_t)(v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v);
         }
         break;
     case IO_KIND_U64:
+#pragma omp parallel for num_threads(threads)
         for (size_t i = 0; i < n; i++) {
             int64_t v = load_int(in, i, size, sgn);
             ((uint64_t *)out)[i] = (uint64_t)(v < 0 ? 0 : v);
         }
         break;
     default:
+#pragma omp parallel for num_threads(threads)
         for (size_t i = 0; i < n; i++) {
             int64_t v = load_int(in, i, size, sgn);
             ((int32_t *)out)[i] = (int32_t)(v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v);
@@ -147,7 +156,7 @@ static int read_range(datum_chunk_reader *r, hid_t ds, chunk_window *w, int kind
         uint64_t end = (w->first + w->count) * chunk;
         size_t take = (size_t)(end - pos < n - done ? end - pos : n - done);
         widen(w, w->raw + (size_t)(pos - w->first * chunk) * w->codec.elem, take, kind,
-              (unsigned char *)out + done * io_kind_size(kind));
+              (unsigned char *)out + done * io_kind_size(kind), threads);
         done += take;
     }
     return 0;
@@ -174,14 +183,19 @@ static int read_column(datum_chunk_reader *r, hid_t ds, const io_dataset_desc *d
     if (read_range(r, ds, w, rule->kind, first, n, b->data) < 0)
         return io_archive_damaged(r->ctx, r->a, "cannot read %s, elements %llu to %llu", d->path,
                                   (unsigned long long)first, (unsigned long long)(first + n - 1));
-    for (size_t i = 0; i < n; i++) {
-        int64_t v = kind_value(rule->kind, b->data, i);
-        if (v < lo || v > hi)
-            return io_archive_damaged(
-                r->ctx, r->a, "%s[%llu] = %lld is out of range (%lld to %lld)", d->path,
-                (unsigned long long)(first + i), (long long)v, (long long)lo, (long long)hi);
+    /* The first value out of range, whatever the thread count. */
+    int64_t bad = (int64_t)n;
+#pragma omp parallel for num_threads(datum_ctx_threads(r->ctx)) reduction(min : bad) \
+    if (n >= PARALLEL_MIN_ELEMENTS)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        int64_t v = kind_value(rule->kind, b->data, (size_t)i);
+        if ((v < lo || v > hi) && i < bad) bad = i;
     }
-    return DATUM_OK;
+    if (bad == (int64_t)n) return DATUM_OK;
+    return io_archive_damaged(r->ctx, r->a, "%s[%llu] = %lld is out of range (%lld to %lld)",
+                              d->path, (unsigned long long)(first + (uint64_t)bad),
+                              (long long)kind_value(rule->kind, b->data, (size_t)bad),
+                              (long long)lo, (long long)hi);
 }
 
 int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns, size_t max_rows,

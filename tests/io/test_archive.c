@@ -313,6 +313,45 @@ static void test_chunk_cache(void **state)
     H5Fclose(f);
 }
 
+/* Large columns are widened and range-checked by several threads: the value
+ * reported must still be the first one out of range. */
+static void test_first_bad_value_in_a_large_column(void **state)
+{
+    enum { FIELDS = 40000 }; /* 80000 rows: past the parallel threshold */
+    size_t cap = (size_t)FIELDS * 2 * 48 + 64, len = 0;
+    char *csv = malloc(cap);
+    len += (size_t)snprintf(csv + len, cap - len, "event,date,section,board,table,ns_pair,ew_pair,ns_score\n");
+    for (int f = 0; f < FIELDS; f++)
+        for (int t = 1; t <= 2; t++)
+            len += (size_t)snprintf(csv + len, cap - len, "E,2024-03-02,A,%d,%d,P%d,Q%d,%d\n", f + 1, t,
+                                    2 * (f % 500) + t, 2 * (f % 500) + t, 10 * (f % 7));
+    tu_write("big.csv", csv);
+    free(csv);
+    const char *paths[] = {"big.csv"};
+    assert_int_equal(datum_import_csv(g_ctx, paths, 1, "big.h5", NULL), DATUM_OK);
+    /* Two pair indices beyond the dictionary of 2000 pairs (P1..P1000, Q1..Q1000),
+     * the first at row 70001. */
+    hid_t f = H5Fopen("big.h5", H5F_ACC_RDWR, H5P_DEFAULT), ds = H5Dopen2(f, "results/ns_pair", H5P_DEFAULT);
+    hid_t space = H5Dget_space(ds);
+    const int32_t huge = 30000;
+    for (hsize_t row = 70001; row <= 75001; row += 5000) {
+        hsize_t one = 1;
+        hid_t mem = H5Screate_simple(1, &one, NULL);
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, &row, NULL, &one, NULL);
+        assert_true(H5Dwrite(ds, H5T_NATIVE_INT32, mem, space, H5P_DEFAULT, &huge) >= 0);
+        H5Sclose(mem);
+    }
+    H5Sclose(space);
+    H5Dclose(ds);
+    H5Fclose(f);
+    for (int threads = 1; threads <= 2; threads++) {
+        datum_ctx_set_threads(g_ctx, threads);
+        assert_failure(g_ctx, read_all("big.h5", (size_t)1 << 20), DATUM_E_FORMAT,
+                       "big.h5: damaged archive: results/ns_pair[70001] = 30000 is out of range (0 to 1999)");
+    }
+    datum_ctx_set_threads(g_ctx, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +362,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_datasets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_values_out_of_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_chunk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_first_bad_value_in_a_large_column, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_cache, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
