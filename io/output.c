@@ -213,7 +213,10 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
     while (count > 0) {
         uint64_t take = room - c->held < count ? room - c->held : count;
         unsigned char *to = c->buf + c->held * c->codec.elem;
+        /* Element-wise, so any number of threads writes the same bytes. */
+        int threads = take >= 65536 ? datum_ctx_threads(o->ctx) : 1;
         if (c->narrow && c->codec.elem == 4) {
+#pragma omp parallel for num_threads(threads)
             for (uint64_t i = 0; i < take; i++) {
                 double d;
                 memcpy(&d, in + 8 * i, 8);
@@ -221,6 +224,7 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
                 memcpy(to + 4 * i, &f, 4);
             }
         } else if (c->narrow) { /* int8: exact by the caller's promise */
+#pragma omp parallel for num_threads(threads)
             for (uint64_t i = 0; i < take; i++) {
                 double d;
                 memcpy(&d, in + 8 * i, 8);
