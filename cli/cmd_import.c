@@ -25,7 +25,53 @@ static const char kHelp[] =
     "                      event,date,etui,contract,position,attacker,defense,score\n"
     "  --players FILE      player,classement (tarot)\n"
     "  --defenses FILE     defense,player1,player2,player3 (tarot)\n"
-    "  --penalties FILE    event,side,id,pm (tarot; optional)\n";
+    "  --penalties FILE    event,side,id,pm (tarot; optional)\n"
+    "\n"
+    "  datum import --format usebio EVENT.xml [MORE.xml ...] -o ARCHIVE.h5\n"
+    "               [--published POINTS.csv]\n"
+    "\n"
+    "  --format usebio     USEBIO 1.2 XML (EBUScore, Compscore3, Pianola, ...)\n"
+    "  --published FILE    also write the published per-line points (Butler,\n"
+    "                      cross-IMPs, matchpoints) of the files as a CSV\n"
+    "\n"
+    "  datum import --format pbn HANDS.pbn [MORE.pbn ...] -o ARCHIVE.h5 [--strict]\n"
+    "\n"
+    "  --format pbn        PBN 2.1 [ScoreTable]s; missing scores are computed from\n"
+    "                      Contract, Declarer, Result and the vulnerability\n"
+    "  --strict            an impossible score is an error (default: a warning\n"
+    "                      on stderr, FILE:LINE, and the import goes on)\n";
+
+static void print_warning(void *user, const char *message)
+{
+    (void)user;
+    fprintf(stderr, "datum import: warning: %s\n", message);
+}
+
+/* The PBN import, once the options are parsed. */
+static int import_pbn(const char *const *paths, size_t n, const char *out, int strict,
+                      const datum_write_options *wo)
+{
+    datum_ctx *ctx;
+    if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
+    datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
+    po.strict = strict;
+    po.warn = print_warning;
+    int rc = datum_import_pbn(ctx, paths, n, out, &po, wo);
+    int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
+    datum_archive *a;
+    if (rc >= 0 && datum_archive_open(ctx, out, &a) == DATUM_OK) {
+        datum_archive_info info;
+        datum_archive_get_info(a, &info);
+        printf("imported %llu results (%llu scores computed, %llu warnings) in %llu board "
+               "fields, %u pairs, into %s\n",
+               (unsigned long long)info.n_results, (unsigned long long)po.n_computed,
+               (unsigned long long)po.n_warnings, (unsigned long long)info.n_fields,
+               info.n_pairs, out);
+        datum_archive_close(&a);
+    }
+    datum_ctx_free(&ctx);
+    return status;
+}
 
 static int set_level(cli_parser *p, const char *value, void *target)
 {
@@ -64,8 +110,8 @@ static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char 
 
 int cmd_import(int argc, char **argv)
 {
-    const char *out = NULL, *format = "bridge";
-    int no_compress = 0;
+    const char *out = NULL, *format = "bridge", *published = NULL;
+    int no_compress = 0, strict = 0;
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     datum_tarot_inputs tarot = {NULL, NULL, NULL, NULL};
     const cli_option table[] = {
@@ -76,6 +122,8 @@ int cmd_import(int argc, char **argv)
         {"--players", 1, cli_set_string, &tarot.players},
         {"--defenses", 1, cli_set_string, &tarot.defenses},
         {"--penalties", 1, cli_set_string, &tarot.penalties},
+        {"--published", 1, cli_set_string, &published},
+        {"--strict", 0, cli_set_flag, &strict},
     };
     const char *positional[argc + 1];
     cli_parser p = {"import", positional, 0};
@@ -85,20 +133,29 @@ int cmd_import(int argc, char **argv)
     if (p.n_positional < 1) return cli_usage_error(&p, "no input file given"), EXIT_BAD_INPUT;
     wo.compress = !no_compress;
     int is_tarot = strcmp(format, "tarot") == 0;
-    if (!is_tarot && strcmp(format, "bridge") != 0)
-        return cli_usage_error(&p, "--format takes bridge or tarot, not '%s'", format),
+    int is_usebio = strcmp(format, "usebio") == 0, is_pbn = strcmp(format, "pbn") == 0;
+    if (!is_tarot && !is_usebio && !is_pbn && strcmp(format, "bridge") != 0)
+        return cli_usage_error(&p, "--format takes bridge, tarot, usebio or pbn, not '%s'",
+                               format),
                EXIT_BAD_INPUT;
+    if (strict && !is_pbn)
+        return cli_usage_error(&p, "--strict goes with --format pbn"), EXIT_BAD_INPUT;
     if (is_tarot) {
         tarot.results = positional[0];
         return import_tarot(&p, &tarot, out, &wo);
     }
+    if (published && !is_usebio)
+        return cli_usage_error(&p, "--published goes with --format usebio"), EXIT_BAD_INPUT;
     if (tarot.players || tarot.defenses || tarot.penalties)
         return cli_usage_error(&p, "--players, --defenses and --penalties go with --format tarot"),
                EXIT_BAD_INPUT;
+    if (is_pbn) return import_pbn(positional, (size_t)p.n_positional, out, strict, &wo);
 
     datum_ctx *ctx;
     if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
-    int rc = datum_import_csv(ctx, positional, (size_t)p.n_positional, out, &wo);
+    int rc = is_usebio ? datum_import_usebio(ctx, positional, (size_t)p.n_positional, out,
+                                             published, &wo)
+                       : datum_import_csv(ctx, positional, (size_t)p.n_positional, out, &wo);
     int status = EXIT_OK;
     if (rc < 0) {
         status = cli_fail(ctx, rc);

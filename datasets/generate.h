@@ -18,27 +18,8 @@
 extern "C" {
 #endif
 
-/* ------------------------------------------------------------------------ */
-/* Duplicate bridge scoring (Laws of Duplicate Bridge 2017, law 77)         */
-
-typedef enum {
-    DATUM_CLUBS = 0,
-    DATUM_DIAMONDS = 1,
-    DATUM_HEARTS = 2,
-    DATUM_SPADES = 3,
-    DATUM_NOTRUMP = 4
-} datum_strain;
-
-/* The declaring side's score: contract level 1..7 in strain, doubled 0
- * (undoubled), 1 (doubled) or 2 (redoubled), vulnerable 0 or 1, and the
- * tricks declarer took, 0..13. Negative when the contract fails (the
- * defenders' score is its negation). E.g. 4S= not vulnerable: 420; 1NTX-1
- * vulnerable: -200. Pure; arguments out of range give 0. */
-int datum_bridge_score(int level, datum_strain strain, int doubled, int vulnerable, int tricks);
-
-/* Vulnerability of board number b >= 1 (the 16-board cycle of the Laws):
- * bit 0 set when North-South are vulnerable, bit 1 when East-West are. */
-int datum_board_vulnerability(int board);
+/* Duplicate bridge scoring (datum_bridge_score, datum_board_vulnerability,
+ * datum_strain) lives in the engine: engine/datum.h. */
 
 /* ------------------------------------------------------------------------ */
 /* Generating an archive                                                    */

@@ -28,6 +28,7 @@ const char *datum_strerror(int code)
     case DATUM_E_NUMERIC: return "numerical failure";
     case DATUM_W_EMPTY: return "nothing to compute";
     case DATUM_W_INACCURATE: return "result less accurate than asked";
+    case DATUM_W_SCORE: return "suspect score kept";
     default: return "unknown error";
     }
 }

@@ -37,7 +37,8 @@ enum {
     DATUM_E_FORMAT = -5,  /* not a datum archive, corrupt or unsupported */
     DATUM_E_NUMERIC = -6, /* a numerical method failed */
     DATUM_W_EMPTY = 1,    /* warning: nothing to compute (e.g. no real score) */
-    DATUM_W_INACCURATE = 2 /* warning: a numerical result missed its tolerance */
+    DATUM_W_INACCURATE = 2, /* warning: a numerical result missed its tolerance */
+    DATUM_W_SCORE = 3       /* warning: an input score was suspect (impossible) but kept */
 };
 
 /* Short English name of a return code ("ok", "out of memory", ...). */
@@ -358,6 +359,66 @@ int datum_match_board(const datum_scale *scale, const int32_t *ns_score, const i
 int datum_match_fields(datum_ctx *ctx, const datum_scale *scale, const datum_fields *in,
                        const int32_t *match, const int32_t *ns_team, const int32_t *ew_team,
                        double *ns_aggregate, double *ns_imps, size_t *bad_field);
+/* ======================================================================== */
+
+/* ======================================================================== */
+/* Duplicate bridge scoring (Laws of Duplicate Bridge 2017, law 77;         */
+/* engine/bridge_score.c). Pure functions, safe from any thread.            */
+
+typedef enum {
+    DATUM_CLUBS = 0,
+    DATUM_DIAMONDS = 1,
+    DATUM_HEARTS = 2,
+    DATUM_SPADES = 3,
+    DATUM_NOTRUMP = 4
+} datum_strain;
+
+/* Seats, as declarers. */
+enum { DATUM_NORTH = 0, DATUM_EAST = 1, DATUM_SOUTH = 2, DATUM_WEST = 3 };
+
+/* A contract: level 1..7 (0: the board was passed out), strain, doubled 0
+ * (undoubled), 1 (doubled) or 2 (redoubled). */
+typedef struct {
+    int level;
+    datum_strain strain;
+    int doubled;
+} datum_contract;
+
+/* The declaring side's score: contract level 1..7 in strain, doubled 0..2,
+ * vulnerable 0 or 1, and the tricks declarer took, 0..13. Negative when the
+ * contract fails (the defenders' score is its negation). E.g. 4S= not
+ * vulnerable: 420; 1NTX-1 vulnerable: -200. Arguments out of range give 0. */
+int datum_bridge_score(int level, datum_strain strain, int doubled, int vulnerable, int tricks);
+
+/* Vulnerability of board number b >= 1 (the 16-board cycle of the Laws):
+ * bit 0 set when North-South are vulnerable, bit 1 when East-West are. */
+int datum_board_vulnerability(int board);
+
+/* Parses a contract, case-insensitive, blanks around ignored: "4S", "3NT"
+ * (or "3N"), "2HX", "2HXX" (also "*"/"**" as BridgeWebs writes doubles);
+ * "Pass", "AP", "PO", "P" give level 0. Returns DATUM_OK or DATUM_E_INPUT
+ * (*out untouched). */
+int datum_contract_parse(const char *s, size_t len, datum_contract *out);
+
+/* Parses a result of a contract of level 1..7 into the tricks declarer took:
+ * "=" (made exactly), "+1", "-2" (relative to 6 + level), or a number of
+ * tricks "0".."13". Returns DATUM_OK or DATUM_E_INPUT (also for tricks
+ * outside 0..13; *tricks untouched). */
+int datum_result_parse(const char *s, size_t len, int level, int *tricks);
+
+/* DATUM_NORTH..DATUM_WEST of "N", "E", "S", "W" (any case), else -1. */
+int datum_declarer_parse(const char *s, size_t len);
+
+/* North-South's score of contract *c (level 0: 0) played by declarer
+ * (DATUM_NORTH..DATUM_WEST) taking `tricks`, at the board's vulnerability
+ * (bits as datum_board_vulnerability). */
+int datum_bridge_ns_score(const datum_contract *c, int declarer, int vulnerability, int tricks);
+
+/* 1 if some contract, declarer and number of tricks gives North-South the
+ * score ns_score at this vulnerability (0, passed out, is legal), else 0.
+ * E.g. 420 (4S=) only when NS are not vulnerable, 620 (4S=) only when they
+ * are, -50 only when they are not; 30 never. At most 2940 score evaluations. */
+int datum_bridge_score_legal(int32_t ns_score, int vulnerability);
 /* ======================================================================== */
 
 #ifdef __cplusplus

@@ -45,6 +45,48 @@ typedef struct {
 int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
                      const char *out_path, const datum_write_options *opt);
 
+/* Imports USEBIO 1.2 XML files (docs/cli.md "USEBIO") into a new archive at
+ * out_path, with the checks and the all-or-nothing writing of
+ * datum_import_csv. Errors: DATUM_E_IO (unreadable file), DATUM_E_INPUT
+ * "FILE:LINE: malformed XML: ..." or "FILE:LINE: ELEMENT: missing element
+ * NAME" and the like. If published_csv is not NULL, the published per-line
+ * points (NS/EW_*_POINTS) are written there as a CSV (docs/cli.md), also
+ * atomically: either both files are written or neither. Not thread-safe
+ * against other libxml2 users that change its global settings. */
+int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                        const char *out_path, const char *published_csv,
+                        const datum_write_options *opt);
+
+/* ---- PBN import (io/pbn.c) ---------------------------------------------- */
+
+/* Called once per warning with a complete message ("FILE:LINE: ..."); the
+ * message is valid during the call only. */
+typedef void (*datum_warning_fn)(void *user, const char *message);
+
+typedef struct {
+    int strict;            /* 1: an impossible given score is an error, not a warning */
+    datum_warning_fn warn; /* may be NULL: warnings are then only counted */
+    void *user;            /* passed to warn */
+    uint64_t n_warnings;   /* out: warnings issued */
+    uint64_t n_computed;   /* out: scores computed from contract, declarer and result */
+} datum_pbn_options;
+
+#define DATUM_PBN_OPTIONS_INIT {0, NULL, NULL, 0, 0}
+
+/* Imports the [ScoreTable]s of PBN 2.1 files (docs/cli.md "PBN import")
+ * into a new archive at out_path, through the same sorting and checks as
+ * datum_import_csv. A row's NS score is its Score_NS cell (or the negated
+ * Score_EW), else computed from Contract, Declarer and Result at the board's
+ * vulnerability ([Vulnerable], else the board number). A given score that no
+ * contract can give at that vulnerability, or that disagrees with the row's
+ * contract and result, is a warning "FILE:LINE: ..." passed to po->warn and
+ * counted in po->n_warnings (po may be NULL: defaults), or with po->strict
+ * the error DATUM_E_INPUT. Malformed PBN: DATUM_E_INPUT "FILE:LINE: ...",
+ * nothing written. Returns DATUM_OK, DATUM_W_SCORE (archive written, at least
+ * one warning), or a negative code recorded in ctx. */
+int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                     const char *out_path, datum_pbn_options *po, const datum_write_options *opt);
+
 /* ------------------------------------------------------------------------ */
 /* Reading an archive                                                       */
 

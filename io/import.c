@@ -1,5 +1,6 @@
 /*
- * import.c - CSV results into an archive: read and validate every row, give
+ * import.c - results into an archive (CSV here; USEBIO through the same
+ * io_import_rows, io/usebio.c): read and validate every row, give
  * the names dictionary indices in byte order and the rows the order (event,
  * section, board, table), so that the archive depends only on the set of
  * rows, never on their order in the files; then check the fields and hand
@@ -142,14 +143,14 @@ typedef struct {
     int has_adjusted, has_teams;
 } importer;
 
-static int read_file(importer *im, uint32_t file)
+static int read_file(importer *im, uint32_t file, io_row_source_open open, void *arg)
 {
-    io_results_reader *reader = NULL;
+    io_row_source src = {0};
     io_result_row in;
-    int rc = io_results_open(im->ctx, im->paths[file], &reader);
-    if (rc == DATUM_OK && io_results_has_adjusted(reader)) im->has_adjusted = 1;
-    if (rc == DATUM_OK && io_results_has_teams(reader)) im->has_teams = 1;
-    while (rc == DATUM_OK && (rc = io_results_next(reader, &in)) == 1) {
+    int rc = open(im->ctx, im->paths[file], arg, &src);
+    if (rc == DATUM_OK && src.has_adjusted) im->has_adjusted = 1;
+    if (rc == DATUM_OK && src.has_teams) im->has_teams = 1;
+    while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) {
         dict *d = im->dict;
         rc = io_reserve(im->ctx, &im->rows, &im->rows_cap, im->n_rows + 1, sizeof *im->rows);
         if (rc != DATUM_OK) break;
@@ -175,8 +176,31 @@ static int read_file(importer *im, uint32_t file)
         im->n_rows++;
         rc = DATUM_OK;
     }
-    io_results_close(&reader);
+    if (src.close) src.close(src.self);
     return rc;
+}
+
+/* The CSV reader as a row source. */
+static int csv_next(void *self, io_result_row *out)
+{
+    return io_results_next(self, out);
+}
+
+static void csv_close(void *self)
+{
+    io_results_reader *r = self;
+    io_results_close(&r);
+}
+
+static int csv_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
+{
+    io_results_reader *r = NULL;
+    (void)arg;
+    int rc = io_results_open(ctx, path, &r);
+    if (rc != DATUM_OK) return rc;
+    *src = (io_row_source){r, csv_next, csv_close, io_results_has_adjusted(r),
+                           io_results_has_teams(r)};
+    return DATUM_OK;
 }
 
 #define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
@@ -502,16 +526,18 @@ static int write_archive(importer *im, const char *path, const datum_write_optio
     return rc;
 }
 
-int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
-                     const char *out_path, const datum_write_options *opt)
+int io_import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                   io_row_source_open open, void *arg, const char *out_path,
+                   const datum_write_options *opt)
 {
-    importer im = {.ctx = ctx, .paths = csv_paths};
+    importer im = {.ctx = ctx, .paths = paths};
     datum_write_options o;
     int rc = io_write_options(ctx, opt, &o);
     if (rc == DATUM_OK && n_paths == 0) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "no input file");
     if (rc == DATUM_OK && n_paths > UINT32_MAX)
         rc = datum_ctx_fail(ctx, DATUM_E_ARG, "too many input files");
-    for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++) rc = read_file(&im, (uint32_t)f);
+    for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++)
+        rc = read_file(&im, (uint32_t)f, open, arg);
     if (rc == DATUM_OK && im.n_rows == 0)
         rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "no results in the input (only headers)");
     if (rc == DATUM_OK) rc = sort_rows(&im);
@@ -521,4 +547,10 @@ int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_path
     free(im.rows);
     free(im.offset);
     return rc;
+}
+
+int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
+                     const char *out_path, const datum_write_options *opt)
+{
+    return io_import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt);
 }

@@ -74,6 +74,29 @@ int io_results_next(io_results_reader *r, io_result_row *row);
 void io_results_close(io_results_reader **r);
 
 /* ------------------------------------------------------------------------ */
+/* import.c: any source of result rows into an archive                      */
+
+/* An opened input file as a stream of validated rows (the CSV reader above,
+ * or usebio.c). next: 1 with a row (strings valid until the next call), 0 at
+ * the end, or an error. close frees self (accepts NULL). */
+typedef struct {
+    void *self;
+    int (*next)(void *self, io_result_row *row);
+    void (*close)(void *self);
+    int has_adjusted, has_teams;
+} io_row_source;
+
+/* Opens path as a source; arg is the one given to io_import_rows. */
+typedef int (*io_row_source_open)(datum_ctx *ctx, const char *path, void *arg,
+                                  io_row_source *src);
+
+/* Reads every file through open, sorts and checks the rows as
+ * datum_import_csv does (formats.md) and writes the archive out_path. */
+int io_import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                   io_row_source_open open, void *arg, const char *out_path,
+                   const datum_write_options *opt);
+
+/* ------------------------------------------------------------------------ */
 /* csv_read.c: any UTF-8 CSV file with a header row (RFC 4180 quoting)      */
 /* The record reader under io_results_*, for the other input formats.       */
 

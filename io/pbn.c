@@ -1,0 +1,679 @@
+/*
+ * pbn.c - PBN 2.1 score tables into an archive (`datum import --format pbn`).
+ *
+ * A file is read whole, converted from ISO-8859-1 when it is not UTF-8, and
+ * parsed game by game: tags ([Name "value"]), comments (% and ; lines,
+ * {...} blocks) and the data lines of the [ScoreTable] section. At the end
+ * of a game (an empty line, or the end of the file) its table rows become
+ * result rows (a game without a table but with [Contract], [Declarer],
+ * [Result] and the players, as PbnTools writes one per table, one row); the rows of a file are then handed to io_import_rows, which
+ * sorts, checks and writes them as for the CSV import.
+ */
+#include "io_common.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Rows of one file                                                         */
+
+typedef struct {
+    char *event, *section, *ns_pair, *ew_pair; /* owned */
+    int32_t date, board, table, ns_score;
+    uint8_t adjusted;
+    uint64_t line;
+} pbn_row;
+
+typedef struct {
+    datum_ctx *ctx;
+    const char *path;
+    datum_pbn_options *po;
+    char *text; /* the file, lines NUL-terminated in place */
+    size_t len;
+    pbn_row *rows;
+    size_t n_rows, rows_cap, next;
+    int has_adjusted;
+} pbn_file;
+
+#define MAX_COLUMNS 64
+
+/* One game: the tags that matter and its [ScoreTable] lines. */
+typedef struct {
+    char *event, *section, *date, *board, *vulnerable; /* point into text */
+    char *north, *east, *south, *west, *contract, *declarer, *result, *score;
+    uint64_t contract_line;
+    char *header;        /* the ScoreTable tag value, or NULL */
+    uint64_t header_line;
+    char **lines;        /* ScoreTable data lines */
+    uint64_t *line_no;
+    size_t n_lines, cap_lines, cap_no;
+    uint64_t first_line; /* line of the game's first tag */
+} pbn_game;
+
+static int pbn_fail(const pbn_file *f, uint64_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int pbn_fail(const pbn_file *f, uint64_t line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return datum_ctx_fail(f->ctx, DATUM_E_INPUT, "%s:%llu: %s", f->path, (unsigned long long)line,
+                          msg);
+}
+
+/* A suspect score: a warning (counted, passed to the callback), or with
+ * --strict an error. */
+static int pbn_warn(pbn_file *f, uint64_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int pbn_warn(pbn_file *f, uint64_t line, const char *fmt, ...)
+{
+    char msg[512], full[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (f->po->strict) return pbn_fail(f, line, "%s", msg);
+    snprintf(full, sizeof full, "%s:%llu: %s", f->path, (unsigned long long)line, msg);
+    f->po->n_warnings++;
+    if (f->po->warn) f->po->warn(f->po->user, full);
+    return DATUM_OK;
+}
+
+static void rows_free(pbn_file *f)
+{
+    for (size_t i = 0; i < f->n_rows; i++) {
+        free(f->rows[i].event);
+        free(f->rows[i].section);
+        free(f->rows[i].ns_pair);
+        free(f->rows[i].ew_pair);
+    }
+    free(f->rows);
+    f->rows = NULL;
+    f->n_rows = f->rows_cap = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading the file                                                         */
+
+/* Reads path whole into f->text; converts ISO-8859-1 to UTF-8 when the
+ * bytes are not valid UTF-8 (PBN's default character set is ISO-8859-1). */
+static int load(pbn_file *f)
+{
+    FILE *fp = fopen(f->path, "rb");
+    if (!fp) return io_fail_errno(f->ctx, DATUM_E_IO, errno, "%s: cannot open", f->path);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = io_calloc(f->ctx, cap, 1);
+    int rc = buf ? DATUM_OK : DATUM_E_NOMEM;
+    while (rc == DATUM_OK) {
+        if (len + 1 >= cap) rc = io_reserve(f->ctx, &buf, &cap, len + 4096, 1);
+        if (rc != DATUM_OK) break;
+        size_t got = fread(buf + len, 1, cap - len - 1, fp);
+        len += got;
+        if (got == 0) {
+            if (ferror(fp)) rc = io_fail_errno(f->ctx, DATUM_E_IO, errno, "%s: read", f->path);
+            break;
+        }
+    }
+    fclose(fp);
+    if (rc != DATUM_OK) {
+        free(buf);
+        return rc;
+    }
+    if (memchr(buf, '\0', len)) {
+        free(buf);
+        return datum_ctx_fail(f->ctx, DATUM_E_INPUT, "%s: not a PBN file (NUL byte)", f->path);
+    }
+    if (!io_utf8_valid(buf, len)) {
+        size_t high = 0;
+        for (size_t i = 0; i < len; i++) high += (unsigned char)buf[i] >= 0x80;
+        char *u = io_calloc(f->ctx, len + high + 1, 1);
+        if (!u) {
+            free(buf);
+            return DATUM_E_NOMEM;
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)buf[i];
+            if (c < 0x80) u[k++] = (char)c;
+            else u[k++] = (char)(0xC0 | (c >> 6)), u[k++] = (char)(0x80 | (c & 0x3F));
+        }
+        free(buf);
+        buf = u;
+        len = k;
+    }
+    buf[len] = '\0';
+    f->text = buf;
+    f->len = len;
+    return DATUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cells                                                                    */
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* Splits s in place into whitespace-separated cells ("..." one cell, quotes
+ * removed). Returns the number of cells, or -1 for an unterminated quote. */
+static int split_cells(char *s, char **cell, int max)
+{
+    int n = 0;
+    while (*s) {
+        while (is_blank(*s)) s++;
+        if (!*s) break;
+        if (n == max) return max + 1;
+        if (*s == '"') {
+            char *end = strchr(s + 1, '"');
+            if (!end) return -1;
+            cell[n++] = s + 1;
+            *end = '\0';
+            s = end + 1;
+            if (*s && !is_blank(*s)) return -1;
+        } else {
+            cell[n++] = s;
+            while (*s && !is_blank(*s)) s++;
+            if (*s) *s++ = '\0';
+        }
+    }
+    return n;
+}
+
+/* Case-insensitive equality. */
+static int same(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+static int is_unknown(const char *cell) { return strcmp(cell, "-") == 0 || strcmp(cell, "?") == 0; }
+
+/* A decimal integer (optional sign) in lo..hi. */
+static int parse_int(const char *s, long lo, long hi, int32_t *out)
+{
+    char *end;
+    if (!*s) return 0;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < lo || v > hi) return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A game's score table into rows                                           */
+
+enum { C_NS, C_EW, C_TABLE, C_SECTION, C_CONTRACT, C_DECLARER, C_RESULT, C_SCORE_NS, C_SCORE_EW,
+       N_KNOWN };
+static const char *const kColumns[N_KNOWN] = {"PairId_NS", "PairId_EW", "Table", "Section",
+                                              "Contract", "Declarer", "Result", "Score_NS",
+                                              "Score_EW"};
+
+static const char *vul_name(int v)
+{
+    static const char *const names[4] = {"None", "NS", "EW", "All"};
+    return names[v & 3];
+}
+
+/* "EVENT/SECTION/ID" (or "EVENT/ID" without a section): pair numbers are
+ * unique per event and section. */
+static char *pair_name(pbn_file *f, const char *event, const char *section, const char *id)
+{
+    size_t n = strlen(event) + strlen(section) + strlen(id) + 3;
+    char *s = io_calloc(f->ctx, n, 1);
+    if (!s) return NULL;
+    if (*section) snprintf(s, n, "%s/%s/%s", event, section, id);
+    else snprintf(s, n, "%s/%s", event, id);
+    return s;
+}
+
+/* "YYYY.MM.DD" (or with '-'), optionally followed by a blank and a time. */
+static int parse_date(const char *s, int32_t *out)
+{
+    int y, m, d, k = 0;
+    if (!s || sscanf(s, "%4d%*1[.-]%2d%*1[.-]%2d%n", &y, &m, &d, &k) != 3 || k == 0 ||
+        (s[k] && s[k] != ' ') || y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > 31)
+        return 0;
+    *out = io_days_from_civil(y, m, d);
+    return 1;
+}
+
+/* The board number, date and vulnerability of game g (line: for messages). */
+static int game_board(pbn_file *f, const pbn_game *g, uint64_t line, int32_t *board,
+                      int32_t *date, int *vul)
+{
+    *date = 0;
+    if (!g->board || !parse_int(g->board, 1, INT32_MAX, board))
+        return pbn_fail(f, line, "a result in a game without a valid [Board] tag");
+    if (g->date && !parse_date(g->date, date) && strchr(g->date, '?') == NULL)
+        return pbn_fail(f, line, "[Date \"%.40s\"] is not YYYY.MM.DD", g->date);
+    const char *v = g->vulnerable;
+    if (!v || strcmp(v, "?") == 0 || !*v) *vul = datum_board_vulnerability(*board);
+    else if (same(v, "None") || same(v, "Love") || strcmp(v, "-") == 0) *vul = 0;
+    else if (same(v, "NS")) *vul = 1;
+    else if (same(v, "EW")) *vul = 2;
+    else if (same(v, "All") || same(v, "Both")) *vul = 3;
+    else return pbn_fail(f, line, "[Vulnerable \"%.40s\"]: not None, NS, EW or All", v);
+    return DATUM_OK;
+}
+
+/* The NS score of a result: given (score_ns, else the negated score_ew) or
+ * computed from contract cs, declarer ds and result rs; NULL for an absent
+ * column. An adjusted token in cs or a score gives *adjusted and score 0. A
+ * given score is checked against the vulnerability and the contract. */
+static int row_score(pbn_file *f, uint64_t line, int32_t board, int vul, const char *score_ns,
+                     const char *score_ew, const char *cs, const char *ds, const char *rs,
+                     uint8_t *adjusted, int32_t *out)
+{
+    const char *adj_cells[3] = {cs, score_ns, score_ew};
+    *adjusted = 0;
+    *out = 0;
+    for (int k = 0; k < 3; k++)
+        if (adj_cells[k]) {
+            int a = datum_adjusted_parse(adj_cells[k], strlen(adj_cells[k]));
+            if (a > 0) {
+                *adjusted = (uint8_t)a; /* as written (NS/EW) */
+                return DATUM_OK;
+            }
+        }
+    int32_t score = 0;
+    int given = 0;
+    if (score_ns && !is_unknown(score_ns)) {
+        if (!parse_int(score_ns, -IO_MAX_SCORE, IO_MAX_SCORE, &score))
+            return pbn_fail(f, line, "Score_NS: \"%.40s\" is not a score", score_ns);
+        given = 1;
+    } else if (score_ew && !is_unknown(score_ew)) {
+        if (!parse_int(score_ew, -IO_MAX_SCORE, IO_MAX_SCORE, &score))
+            return pbn_fail(f, line, "Score_EW: \"%.40s\" is not a score", score_ew);
+        score = -score;
+        given = 1;
+    }
+    int computed = 0, known = 0;
+    char played[64] = "";
+    if (cs && ds && rs && !is_unknown(cs)) {
+        datum_contract c;
+        if (datum_contract_parse(cs, strlen(cs), &c) != DATUM_OK)
+            return pbn_fail(f, line, "Contract: \"%.40s\" is not a contract", cs);
+        if (c.level > 0 && given && (is_unknown(ds) || is_unknown(rs))) {
+            /* a given score with an unknown declarer or result: nothing to compare */
+        } else if (c.level == 0) {
+            known = 1;
+            snprintf(played, sizeof played, "passed out");
+        } else {
+            int d = datum_declarer_parse(ds, strlen(ds)), tricks;
+            if (d < 0) return pbn_fail(f, line, "Declarer: \"%.40s\" is not N, E, S or W", ds);
+            if (datum_result_parse(rs, strlen(rs), c.level, &tricks) != DATUM_OK)
+                return pbn_fail(f, line, "Result: \"%.40s\" is not a result of %s", rs, cs);
+            computed = datum_bridge_ns_score(&c, d, vul, tricks);
+            known = 1;
+            snprintf(played, sizeof played, "%.8s by %.2s taking %d tricks", cs, ds, tricks);
+        }
+    }
+    if (!given && !known)
+        return pbn_fail(f, line, "no score: neither a score nor a contract with its result");
+    int rc = DATUM_OK;
+    if (!given) {
+        score = computed;
+        f->po->n_computed++;
+    } else if (!datum_bridge_score_legal(score, vul)) {
+        rc = pbn_warn(f, line, "board %d: NS score %d is impossible (vulnerable: %s)", (int)board,
+                      (int)score, vul_name(vul));
+    } else if (known && computed != score) {
+        rc = pbn_warn(f, line, "board %d: NS score %d, but %s scores %d (vulnerable: %s)",
+                      (int)board, (int)score, played, computed, vul_name(vul));
+    }
+    *out = score;
+    return rc;
+}
+
+static int add_row(pbn_file *f, const char *event, const char *section, const char *ns,
+                   const char *ew, int32_t date, int32_t board, int32_t table, int32_t score,
+                   uint8_t adjusted, uint64_t line)
+{
+    if (!*event) event = "PBN";
+    int rc = io_reserve(f->ctx, &f->rows, &f->rows_cap, f->n_rows + 1, sizeof *f->rows);
+    if (rc != DATUM_OK) return rc;
+    pbn_row *r = &f->rows[f->n_rows];
+    memset(r, 0, sizeof *r);
+    f->n_rows++; /* freed by rows_free even if incomplete */
+    r->event = io_strdup(f->ctx, event);
+    r->section = io_strdup(f->ctx, section);
+    r->ns_pair = pair_name(f, event, section, ns);
+    r->ew_pair = pair_name(f, event, section, ew);
+    if (!r->event || !r->section || !r->ns_pair || !r->ew_pair) return DATUM_E_NOMEM;
+    r->date = date;
+    r->board = board;
+    r->table = table;
+    r->ns_score = score;
+    r->adjusted = adjusted;
+    r->line = line;
+    if (adjusted) f->has_adjusted = 1;
+    return DATUM_OK;
+}
+
+/* "N" when both seats of a side name the same pair (JFR's "Para-1"), else
+ * "N & S" in *buf. */
+static const char *side_name(const char *a, const char *b, char *buf, size_t size)
+{
+    if (strcmp(a, b) == 0) return a;
+    snprintf(buf, size, "%s & %s", a, b);
+    return buf;
+}
+
+/* A game without a [ScoreTable] but with [Contract], [Declarer], [Result]
+ * and the four players (one game per table result, as PbnTools writes):
+ * one row, table = the game's rank among the file's games of that board. */
+static int flush_single(pbn_file *f, pbn_game *g)
+{
+    if (!g->contract || !*g->contract || strcmp(g->contract, "?") == 0) return DATUM_OK;
+    uint64_t line = g->contract_line;
+    int32_t board, date, score;
+    int vul;
+    uint8_t adjusted;
+    int rc = game_board(f, g, line, &board, &date, &vul);
+    if (rc != DATUM_OK) return rc;
+    const char *seat[4] = {g->north, g->east, g->south, g->west};
+    for (int k = 0; k < 4; k++)
+        if (!seat[k] || !*seat[k] || is_unknown(seat[k]))
+            return pbn_fail(f, line, "a result in a game without the four players' tags");
+    /* [Score "NS 420"] / "EW -100": a given score, checked. */
+    const char *score_ns = NULL, *score_ew = NULL;
+    if (g->score && strncmp(g->score, "NS ", 3) == 0) score_ns = g->score + 3;
+    if (g->score && strncmp(g->score, "EW ", 3) == 0) score_ew = g->score + 3;
+    rc = row_score(f, line, board, vul, score_ns, score_ew, g->contract,
+                   g->declarer ? g->declarer : "?", g->result ? g->result : "?", &adjusted,
+                   &score);
+    if (rc != DATUM_OK) return rc;
+    const char *event = g->event ? g->event : "", *section = g->section ? g->section : "";
+    int32_t table = 1;
+    for (size_t i = 0; i < f->n_rows; i++)
+        if (f->rows[i].board == board && strcmp(f->rows[i].event, *event ? event : "PBN") == 0 &&
+            strcmp(f->rows[i].section, section) == 0)
+            table++;
+    char ns[256], ew[256];
+    return add_row(f, event, section, side_name(g->north, g->south, ns, sizeof ns),
+                   side_name(g->east, g->west, ew, sizeof ew), date, board, table, score,
+                   adjusted, line);
+}
+
+static int flush_game(pbn_file *f, pbn_game *g)
+{
+    if (!g->header) return flush_single(f, g);
+    uint64_t hl = g->header_line;
+    int32_t board, date;
+    int vul;
+    int rc = game_board(f, g, hl, &board, &date, &vul);
+    if (rc != DATUM_OK) return rc;
+
+    /* Columns: "Name\WIDTH" with an alignment letter; the suffix is dropped. */
+    int n_col = 0, at[N_KNOWN];
+    for (int k = 0; k < N_KNOWN; k++) at[k] = -1;
+    for (char *s = g->header; s;) {
+        char *semi = strchr(s, ';');
+        if (semi) *semi = '\0';
+        char *slash = strchr(s, '\\');
+        if (slash) *slash = '\0';
+        while (is_blank(*s)) s++;
+        if (n_col == MAX_COLUMNS) return pbn_fail(f, hl, "[ScoreTable]: more than 64 columns");
+        for (int k = 0; k < N_KNOWN; k++)
+            if (same(s, kColumns[k])) {
+                if (at[k] >= 0) return pbn_fail(f, hl, "[ScoreTable]: column %s twice", kColumns[k]);
+                at[k] = n_col;
+            }
+        n_col++;
+        s = semi ? semi + 1 : NULL;
+    }
+    if (at[C_NS] < 0 || at[C_EW] < 0)
+        return pbn_fail(f, hl, "[ScoreTable]: columns PairId_NS and PairId_EW are required");
+    int has_score = at[C_SCORE_NS] >= 0 || at[C_SCORE_EW] >= 0;
+    int has_play = at[C_CONTRACT] >= 0 && at[C_DECLARER] >= 0 && at[C_RESULT] >= 0;
+    if (!has_score && !has_play)
+        return pbn_fail(f, hl,
+                        "[ScoreTable]: neither Score_NS/Score_EW nor Contract, Declarer and "
+                        "Result columns");
+
+    const char *event = g->event ? g->event : "", *section_tag = g->section ? g->section : "";
+    for (size_t i = 0; i < g->n_lines; i++) {
+        uint64_t line = g->line_no[i];
+        char *cell[MAX_COLUMNS + 1];
+        int n = split_cells(g->lines[i], cell, MAX_COLUMNS);
+        if (n < 0) return pbn_fail(f, line, "unterminated quoted cell");
+        if (n != n_col)
+            return pbn_fail(f, line, "%d cells in a row of the %d-column [ScoreTable]", n, n_col);
+#define CELL(k) (at[k] >= 0 ? cell[at[k]] : NULL)
+        const char *ns = cell[at[C_NS]], *ew = cell[at[C_EW]];
+        if (is_unknown(ns) || is_unknown(ew))
+            return pbn_fail(f, line, "pair number missing (\"-\" or \"?\")");
+        if (strcmp(ns, ew) == 0) return pbn_fail(f, line, "pair %.40s plays both NS and EW", ns);
+        int32_t table = (int32_t)(i + 1), score;
+        if (at[C_TABLE] >= 0 && !parse_int(cell[at[C_TABLE]], 0, INT32_MAX, &table))
+            return pbn_fail(f, line, "column Table: \"%.40s\" is not a table number",
+                            cell[at[C_TABLE]]);
+        const char *section = section_tag;
+        if (at[C_SECTION] >= 0 && !is_unknown(cell[at[C_SECTION]])) section = cell[at[C_SECTION]];
+        uint8_t adjusted;
+        rc = row_score(f, line, board, vul, CELL(C_SCORE_NS), CELL(C_SCORE_EW),
+                       has_play ? CELL(C_CONTRACT) : NULL, CELL(C_DECLARER), CELL(C_RESULT),
+                       &adjusted, &score);
+#undef CELL
+        if (rc == DATUM_OK)
+            rc = add_row(f, event, section, ns, ew, date, board, table, score, adjusted, line);
+        if (rc != DATUM_OK) return rc;
+    }
+    return DATUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tags and sections                                                        */
+
+static int add_table_line(pbn_file *f, pbn_game *g, char *s, uint64_t line)
+{
+    int rc = io_reserve(f->ctx, &g->lines, &g->cap_lines, g->n_lines + 1, sizeof *g->lines);
+    if (rc == DATUM_OK)
+        rc = io_reserve(f->ctx, &g->line_no, &g->cap_no, g->n_lines + 1, sizeof *g->line_no);
+    if (rc != DATUM_OK) return rc;
+    g->lines[g->n_lines] = s;
+    g->line_no[g->n_lines++] = line;
+    return DATUM_OK;
+}
+
+/* Where game g keeps the value of tag `name`, NULL for a tag not used. */
+static char **game_tag(pbn_game *g, const char *name)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } tags[] = {
+        {"Event", offsetof(pbn_game, event)},       {"Section", offsetof(pbn_game, section)},
+        {"Date", offsetof(pbn_game, date)},         {"Board", offsetof(pbn_game, board)},
+        {"Vulnerable", offsetof(pbn_game, vulnerable)}, {"North", offsetof(pbn_game, north)},
+        {"East", offsetof(pbn_game, east)},         {"South", offsetof(pbn_game, south)},
+        {"West", offsetof(pbn_game, west)},         {"Contract", offsetof(pbn_game, contract)},
+        {"Declarer", offsetof(pbn_game, declarer)}, {"Result", offsetof(pbn_game, result)},
+        {"Score", offsetof(pbn_game, score)},
+    };
+    for (size_t k = 0; k < sizeof tags / sizeof *tags; k++)
+        if (same(name, tags[k].name)) return (char **)(void *)((char *)g + tags[k].offset);
+    return NULL;
+}
+
+/* Parses the tags of a line starting with '['. Each tag's name and value are
+ * NUL-terminated in place; the value's escapes (\" and \\) are resolved.
+ * *section becomes the last tag's name (its data lines follow). */
+static int parse_tags(pbn_file *f, uint64_t line, char *s, pbn_game *g, const char **section,
+                      int *in_score_table)
+{
+    while (*s == '[') {
+        char *name = ++s;
+        while (*s && !is_blank(*s) && *s != '"' && *s != ']') s++;
+        if (s == name) return pbn_fail(f, line, "malformed tag: no name after '['");
+        char *name_end = s;
+        while (is_blank(*s)) s++;
+        if (*s != '"') return pbn_fail(f, line, "malformed tag [%.*s: no quoted value",
+                                       (int)(name_end - name > 40 ? 40 : name_end - name), name);
+        char *value = ++s, *w = value;
+        while (*s && *s != '"') {
+            if (*s == '\\' && (s[1] == '"' || s[1] == '\\')) s++;
+            *w++ = *s++;
+        }
+        if (*s != '"') return pbn_fail(f, line, "malformed tag: unterminated value");
+        s++;
+        while (is_blank(*s)) s++;
+        if (*s != ']') return pbn_fail(f, line, "malformed tag: no ']' after the value");
+        s++;
+        *name_end = '\0';
+        *w = '\0';
+        while (is_blank(*s)) s++;
+
+        /* "#": the value of the previous game (kept: tags persist). */
+        int copy = strcmp(value, "#") == 0;
+        *section = name;
+        *in_score_table = 0;
+        char **slot = game_tag(g, name);
+        if (slot && !copy) *slot = value;
+        if (same(name, "Contract")) g->contract_line = line;
+        if (same(name, "ScoreTable")) {
+            if (g->header) return pbn_fail(f, line, "a second [ScoreTable] in one game");
+            g->header = value;
+            g->header_line = line;
+            *in_score_table = 1;
+        }
+        if (*s == ';') return DATUM_OK; /* a comment to the end of the line */
+        if (*s && *s != '[') return pbn_fail(f, line, "unexpected text after a tag");
+    }
+    return DATUM_OK;
+}
+
+static int parse_file(pbn_file *f)
+{
+    pbn_game g = {0};
+    const char *section = NULL; /* the last tag, whose data lines follow */
+    int in_score_table = 0, in_game = 0, in_comment = 0, rc = DATUM_OK;
+    uint64_t line = 0;
+    char *s = f->text;
+    while (rc == DATUM_OK && s && *s) {
+        char *eol = strchr(s, '\n'), *next = eol ? eol + 1 : NULL;
+        if (eol) *eol = '\0';
+        line++;
+        size_t n = strlen(s);
+        while (n && is_blank(s[n - 1])) s[--n] = '\0';
+        char *p = s;
+        while (is_blank(*p)) p++;
+        if (line == 1 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
+            (unsigned char)p[2] == 0xBF)
+            p += 3; /* byte order mark */
+        if (in_comment) {
+            char *close = strchr(p, '}');
+            if (close) in_comment = 0, p = close + 1;
+            while (is_blank(*p)) p++;
+            if (!*p) { s = next; continue; }
+        }
+        if (*p == '%' || *p == ';') {
+            /* escape or comment line */
+        } else if (*p == '{') {
+            char *close = strchr(p, '}');
+            if (!close) in_comment = 1;
+        } else if (!*p) {
+            /* an empty line ends the game */
+            if (in_game) rc = flush_game(f, &g);
+            g.header = NULL;
+            g.n_lines = 0;
+            g.board = g.vulnerable = g.contract = g.declarer = g.result = g.score = NULL;
+            section = NULL;
+            in_score_table = in_game = 0;
+        } else if (*p == '[') {
+            if (!in_game) g.first_line = line;
+            in_game = 1;
+            rc = parse_tags(f, line, p, &g, &section, &in_score_table);
+        } else if (in_score_table) {
+            rc = add_table_line(f, &g, p, line);
+        } else if (!section) {
+            rc = pbn_fail(f, line, "text outside any tag or section: \"%.40s\"", p);
+        } /* else: data of another section (Auction, Play, OptimumResultTable...) */
+        s = next;
+    }
+    if (rc == DATUM_OK && in_comment) rc = pbn_fail(f, line, "unterminated { comment");
+    if (rc == DATUM_OK && in_game) rc = flush_game(f, &g);
+    free(g.lines);
+    free(g.line_no);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The row source                                                           */
+
+static void pbn_close(void *self)
+{
+    pbn_file *f = self;
+    if (!f) return;
+    rows_free(f);
+    free(f->text);
+    free(f);
+}
+
+static int pbn_next(void *self, io_result_row *out)
+{
+    pbn_file *f = self;
+    if (f->next == f->n_rows) return 0;
+    const pbn_row *r = &f->rows[f->next++];
+    memset(out, 0, sizeof *out);
+    out->line = r->line;
+    out->event = r->event;
+    out->section = r->section;
+    out->ns_pair = r->ns_pair;
+    out->ew_pair = r->ew_pair;
+    out->date = r->date;
+    out->board = r->board;
+    out->table = r->table;
+    out->ns_score = r->ns_score;
+    out->adjusted = r->adjusted;
+    return 1;
+}
+
+static int pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
+{
+    pbn_file *f = io_calloc(ctx, 1, sizeof *f);
+    if (!f) return DATUM_E_NOMEM;
+    f->ctx = ctx;
+    f->path = path;
+    f->po = arg;
+    int rc = load(f);
+    if (rc == DATUM_OK) rc = parse_file(f);
+    if (rc == DATUM_OK && f->n_rows == 0)
+        rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "%s: no results ([ScoreTable] rows or games "
+                                                "with a [Contract])", path);
+    if (rc != DATUM_OK) {
+        pbn_close(f);
+        return rc;
+    }
+    *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0};
+    return DATUM_OK;
+}
+
+int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                     const char *out_path, datum_pbn_options *po, const datum_write_options *opt)
+{
+    datum_pbn_options defaults = DATUM_PBN_OPTIONS_INIT;
+    if (!po) po = &defaults;
+    po->n_warnings = po->n_computed = 0;
+    int rc = io_import_rows(ctx, paths, n_paths, pbn_open, po, out_path, opt);
+    if (rc == DATUM_OK && po->n_warnings) rc = DATUM_W_SCORE;
+    return rc;
+}

@@ -1,0 +1,207 @@
+"""`datum import --format pbn` end to end: small handmade PBN files (written to a temporary
+directory) with given, computed, `-`/`?` and adjusted scores, suspect scores (a warning, an error
+with --strict), malformed files (exit 2, FILE:LINE, no archive left), and the real BridgeWebs
+hands.pbn, whose computed scores must equal the SCORE values of its USEBIO twin (usebio.xml, read
+here with xml.etree, independently of the C readers). The real files are skipped cleanly when
+--real is absent."""
+import argparse
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def run(datum, *args):
+    return subprocess.run([datum, *map(str, args)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=300)
+
+
+def results(datum, archive):
+    """(board, table) -> (ns_pair, ew_pair, ns_score or None, adjusted) of an archive."""
+    p = run(datum, "score", archive, "--datum", "mean", "--results", "-")
+    assert p.returncode == 0, p.stderr
+    out = {}
+    for r in csv.DictReader(io.StringIO(p.stdout)):
+        out[(r["section"], int(r["board"]), int(r["table"]))] = (
+            r["ns_pair"], r["ew_pair"], int(r["ns_score"]) if not r["adjusted"] else None,
+            r["adjusted"])
+    return out
+
+
+GIVEN = """% PBN 2.1
+% EXPORT
+[Event "Handmade"]
+[Section "A"]
+[Date "2024.03.12"]
+[Board "1"]
+[Dealer "N"]
+[Vulnerable "None"]
+{ a comment
+  over two lines }
+[ScoreTable "Table\\2R;PairId_NS\\2R;PairId_EW\\2R;Contract\\5L;Declarer\\1R;Result\\2R;Score_NS\\6R;Score_EW\\6R"]
+ 1  1  2 4S    N 10    420      -
+ 2  3  4 3NTX  E  7      -   -300
+ 3  5  6 "2H"  S  ?     ?      ?
+ 4  7  8 A     -  -      -      -
+
+[Event "#"]
+[Board "2"]
+[Vulnerable "NS"]
+[ScoreTable "PairId_NS;PairId_EW;Contract;Declarer;Result"]
+1 2 4S N =
+3 4 3NT S +1
+5 6 2HXX W -2
+7 8 Pass - -
+"""
+
+
+def handmade(datum, tmp):
+    pbn = os.path.join(tmp, "given.pbn")
+    with open(pbn, "w") as f:
+        f.write(GIVEN)
+    out = os.path.join(tmp, "given.h5")
+    p = run(datum, "import", "--format", "pbn", pbn, "-o", out)
+    # Row 3 has a contract but no result and no score: an error naming the line.
+    check(p.returncode == 2 and "given.pbn:14:" in p.stderr and not os.path.exists(out),
+          f"row without score nor result: exit 2 at line 14 ({p.returncode}: {p.stderr!r})")
+    with open(pbn, "w") as f:
+        f.write(GIVEN.replace(' 3  5  6 "2H"  S  ?     ?      ?', ' 3  5  6 "2H"  S  ?   110      ?'))
+    p = run(datum, "import", "--format", "pbn", pbn, "-o", out)
+    check(p.returncode == 0 and p.stderr == "", f"import: {p.returncode} {p.stderr!r}")
+    got = results(datum, out)
+    want = {("A", 1, 1): ("Handmade/A/1", "Handmade/A/2", 420, ""),
+            ("A", 1, 2): ("Handmade/A/3", "Handmade/A/4", 300, ""),
+            ("A", 1, 3): ("Handmade/A/5", "Handmade/A/6", 110, ""),
+            ("A", 1, 4): ("Handmade/A/7", "Handmade/A/8", None, "A"),
+            # board 2, NS vulnerable, scores computed; table = row number
+            ("A", 2, 1): ("Handmade/A/1", "Handmade/A/2", 620, ""),
+            ("A", 2, 2): ("Handmade/A/3", "Handmade/A/4", 630, ""),
+            ("A", 2, 3): ("Handmade/A/5", "Handmade/A/6", 600, ""),
+            ("A", 2, 4): ("Handmade/A/7", "Handmade/A/8", 0, "")}
+    check(got == want, f"handmade scores:\n{got}\n!=\n{want}")
+
+    # Suspect scores: 30 is impossible; 140 is legal but 2H by S taking 8 makes 110.
+    with open(pbn, "w") as f:
+        f.write(GIVEN.replace("420      -", " 30      -")
+                .replace(' 3  5  6 "2H"  S  ?     ?      ?', ' 3  5  6 "2H"  S  8   140      ?'))
+    p = run(datum, "import", "--format", "pbn", pbn, "-o", out)
+    check(p.returncode == 0 and "given.pbn:12:" in p.stderr and "impossible" in p.stderr
+          and "given.pbn:14:" in p.stderr and "scores 110" in p.stderr
+          and "2 warnings" in p.stdout,
+          f"warnings: {p.returncode} {p.stderr!r} {p.stdout!r}")
+    os.remove(out)
+    p = run(datum, "import", "--format", "pbn", pbn, "-o", out, "--strict")
+    check(p.returncode == 2 and "given.pbn:12:" in p.stderr and not os.path.exists(out)
+          and not [n for n in os.listdir(tmp) if ".tmp" in n],
+          f"--strict: {p.returncode} {p.stderr!r}")
+
+    # Malformed files: exit 2, FILE:LINE, nothing written.
+    bad = {
+        "unterminated tag": ('[Event "x]\n[Board "1"]\n', 1),
+        "no closing bracket": ('[Event "x"\n', 1),
+        "text outside": ('[Event "x"]\n\nhello\n', 3),
+        "cells": ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2\n', 3),
+        "bad contract": ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Contract;Declarer;Result"]\n'
+                         '1 2 8S N 10\n', 3),
+        "bad declarer": ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Contract;Declarer;Result"]\n'
+                         '1 2 4S Q 10\n', 3),
+        "bad result": ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Contract;Declarer;Result"]\n'
+                       '1 2 4S N 14\n', 3),
+        "no board": ('[Event "x"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n', 2),
+        "no pairs": ('[Board "1"]\n[ScoreTable "Table;Score_NS"]\n1 420\n', 2),
+        "bad vulnerable": ('[Board "1"]\n[Vulnerable "Some"]\n'
+                           '[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n1 2 420\n', 3),
+        "same pair twice": ('[Board "1"]\n[ScoreTable "PairId_NS;PairId_EW;Score_NS"]\n'
+                            '1 2 420\n1 3 420\n', 4),
+        "unterminated comment": ('[Board "1"]\n{ never closed\n', 2),
+    }
+    for what, (text, line) in bad.items():
+        path = os.path.join(tmp, "bad.pbn")
+        with open(path, "w") as f:
+            f.write(text)
+        p = run(datum, "import", "--format", "pbn", path, "-o", out)
+        check(p.returncode == 2 and f"bad.pbn:{line}" in p.stderr and not os.path.exists(out)
+              and "Sanitizer" not in p.stderr,
+              f"malformed ({what}): want exit 2 at line {line}, got {p.returncode} {p.stderr!r}")
+    p = run(datum, "import", "--format", "pbn", os.path.join(tmp, "missing.pbn"), "-o", out)
+    check(p.returncode != 0 and not os.path.exists(out), "missing file")
+    p = run(datum, "import", "--strict", os.path.join(tmp, "given.pbn"), "-o", out)
+    check(p.returncode == 2, "--strict without --format pbn is a usage error")
+
+
+def real(datum, tmp, root):
+    here = os.path.join(root, "usebio-ukbridge-club-website", "test-payloads", "usebio-and-pbn")
+    pbn, xml = os.path.join(here, "hands.pbn"), os.path.join(here, "usebio.xml")
+    if not (os.path.exists(pbn) and os.path.exists(xml)):
+        print("SKIP: real PBN/USEBIO pair not found under", root)
+        return
+    out = os.path.join(tmp, "hands.h5")
+    p = run(datum, "import", "--format", "pbn", pbn, "-o", out, "--strict")
+    check(p.returncode == 0, f"hands.pbn: {p.returncode} {p.stderr!r}")
+    if p.returncode:
+        return
+    ours = {}
+    for (_, board, _), (ns, ew, score, adj) in results(datum, out).items():
+        ours[(board, ns.split("/")[-1], ew.split("/")[-1])] = (score, adj)
+    theirs = {}
+    for board in ET.parse(xml).getroot().iter("BOARD"):
+        number = int(board.findtext("BOARD_NUMBER"))
+        for line in board.iter("TRAVELLER_LINE"):
+            key = (number, line.findtext("NS_PAIR_NUMBER").strip(),
+                   line.findtext("EW_PAIR_NUMBER").strip())
+            score = line.findtext("SCORE").strip()
+            theirs[key] = (None, "A") if score == "A5050" else (int(score), "")
+    check(len(theirs) == 144, f"usebio.xml: {len(theirs)} traveller lines, expected 144")
+    check(ours == theirs, "hands.pbn scores differ from usebio.xml: " +
+          str(sorted((k, ours.get(k), theirs.get(k)) for k in set(ours) | set(theirs)
+                     if ours.get(k) != theirs.get(k))[:10]))
+
+
+def pbntools(datum, tmp, root):
+    """PbnTools' conversions (one game per table result, no [ScoreTable]): each imports with
+    --strict, one row per game that has a [Contract] other than "?"."""
+    import glob
+    import re
+    files = sorted(glob.glob(os.path.join(root, "pbntools-*", "**", "*.pbn"), recursive=True))
+    if not files:
+        print("SKIP: no pbntools-*/ PBN files under", root)
+        return
+    out = os.path.join(tmp, "pbntools.h5")
+    for path in files:
+        with open(path, encoding="latin-1") as f:
+            games = len(re.findall(r'^\[Contract "(?!\?")[^"]+"\]', f.read(), re.M))
+        p = run(datum, "import", "--format", "pbn", path, "-o", out, "--strict")
+        check(p.returncode == 0 and f"imported {games} results ({games} scores computed, 0 "
+              "warnings)" in p.stdout, f"{path}: {p.returncode} {p.stdout!r} {p.stderr!r}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datum", required=True)
+    ap.add_argument("--real", default="")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        handmade(a.datum, tmp)
+        if a.real:
+            real(a.datum, tmp, a.real)
+            pbntools(a.datum, tmp, a.real)
+    if FAILURES:
+        print(f"{len(FAILURES)} failure(s)")
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

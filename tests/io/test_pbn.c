@@ -1,0 +1,253 @@
+/* test_pbn.c - the PBN reader through the library API (datum_import_pbn):
+ * the warning callback and count, DATUM_W_SCORE, --strict as an error, the
+ * FILE:LINE messages of malformed files, ISO-8859-1 names, and every
+ * allocation refused in turn (linked with --wrap=calloc/realloc as
+ * test_alloc_failure is). The CLI and the real files: tests/e2e/test_pbn.py. */
+#include "io_test_util.h"
+#include "datum_io.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static long g_fail_at = -1;
+static long g_count;
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+static int refuse(void) { return g_fail_at >= 0 && g_count++ == g_fail_at; }
+void *__wrap_calloc(size_t n, size_t size) { return refuse() ? NULL : __real_calloc(n, size); }
+void *__wrap_realloc(void *p, size_t size) { return refuse() ? NULL : __real_realloc(p, size); }
+
+#define PBN                                                                                        \
+    "% PBN 2.1\n"                                                                                  \
+    "[Event \"Club\"]\n"                                                                           \
+    "[Board \"1\"]\n"                                                                              \
+    "[ScoreTable \"PairId_NS\\\\2R;PairId_EW\\\\2R;Contract\\\\5L;Declarer\\\\1R;Result\\\\2R;"   \
+    "Score_NS\\\\6R\"]\n"                                                                          \
+    " 1  2 4S    N 10    420\n"                                                                    \
+    " 3  4 4S    N 10    430\n"                                                                    \
+    " 5  6 4S    N  9      ?\n"                                                                    \
+    " 7  8 4S    N  9     30\n"
+
+typedef struct {
+    int n;
+    char first[256];
+} seen;
+
+static void on_warning(void *user, const char *message)
+{
+    seen *s = user;
+    if (s->n++ == 0) snprintf(s->first, sizeof s->first, "%s", message);
+}
+
+static void test_warnings(void **state)
+{
+    (void)state;
+    datum_ctx *ctx;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    tu_write("a.pbn", PBN);
+    const char *paths[] = {"a.pbn"};
+    seen s = {0, ""};
+    datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
+    po.warn = on_warning;
+    po.user = &s;
+    assert_int_equal(datum_import_pbn(ctx, paths, 1, "a.h5", &po, NULL), DATUM_W_SCORE);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(po.n_warnings, 2);
+    assert_int_equal(po.n_computed, 1);
+    assert_string_equal(s.first, "a.pbn:6: board 1: NS score 430, but 4S by N taking 10 tricks "
+                                 "scores 420 (vulnerable: None)");
+    assert_true(tu_exists("a.h5"));
+    datum_archive *a;
+    assert_int_equal(datum_archive_open(ctx, "a.h5", &a), DATUM_OK);
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    assert_int_equal(info.n_results, 4);
+    assert_int_equal(info.n_pairs, 8);
+    datum_archive_close(&a);
+
+    /* NULL options: the same, warnings only counted. */
+    assert_int_equal(datum_import_pbn(ctx, paths, 1, "b.h5", NULL, NULL), DATUM_W_SCORE);
+
+    po.strict = 1;
+    int rc = datum_import_pbn(ctx, paths, 1, "c.h5", &po, NULL);
+    assert_failure(ctx, rc, DATUM_E_INPUT,
+                   "a.pbn:6: board 1: NS score 430, but 4S by N taking 10 tricks scores 420 "
+                   "(vulnerable: None)");
+    assert_false(tu_exists("c.h5"));
+    tu_write("d.pbn", "[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 2 30\n");
+    paths[0] = "d.pbn";
+    rc = datum_import_pbn(ctx, paths, 1, "d.h5", &po, NULL);
+    assert_failure(ctx, rc, DATUM_E_INPUT,
+                   "d.pbn:3: board 1: NS score 30 is impossible (vulnerable: None)");
+    datum_ctx_free(&ctx);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *message;
+    } cases[] = {
+        {"[Event \"x]\n", "e.pbn:1: malformed tag: unterminated value"},
+        {"[Event \"x\"\n", "e.pbn:1: malformed tag: no ']' after the value"},
+        {"[Event \"x\n", "e.pbn:1: malformed tag: unterminated value"},
+        {"[Event x]\n", "e.pbn:1: malformed tag [Event: no quoted value"},
+        {"[Event \"x\"] junk\n", "e.pbn:1: unexpected text after a tag"},
+        {"junk\n", "e.pbn:1: text outside any tag or section: \"junk\""},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 \"2 420\n",
+         "e.pbn:3: unterminated quoted cell"},
+        {"[Board \"x\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 2 420\n",
+         "e.pbn:2: a result in a game without a valid [Board] tag"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 2 4x0\n",
+         "e.pbn:3: Score_NS: \"4x0\" is not a score"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 1 420\n",
+         "e.pbn:3: pair 1 plays both NS and EW"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n? 1 420\n",
+         "e.pbn:3: pair number missing (\"-\" or \"?\")"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Table;Score_NS\"]\n1 2 x 420\n",
+         "e.pbn:3: column Table: \"x\" is not a table number"},
+        {"[Board \"1\"]\n[Date \"2024.13.01\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n"
+         "1 2 420\n",
+         "e.pbn:3: [Date \"2024.13.01\"] is not YYYY.MM.DD"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Contract\"]\n1 2 4S\n",
+         "e.pbn:2: [ScoreTable]: neither Score_NS/Score_EW nor Contract, Declarer and Result "
+         "columns"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n[ScoreTable \"x\"]\n",
+         "e.pbn:3: a second [ScoreTable] in one game"},
+        {"% nothing\n[Event \"x\"]\n",
+         "e.pbn: no results ([ScoreTable] rows or games with a [Contract])"},
+        {"", "e.pbn: no results ([ScoreTable] rows or games with a [Contract])"},
+        {"[Board \"1\"]\n[Contract \"4S\"]\n[Declarer \"N\"]\n[Result \"10\"]\n",
+         "e.pbn:2: a result in a game without the four players' tags"},
+    };
+    datum_ctx *ctx;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    const char *paths[] = {"e.pbn"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tu_write("e.pbn", cases[i].text);
+        int rc = datum_import_pbn(ctx, paths, 1, "e.h5", NULL, NULL);
+        assert_failure(ctx, rc, DATUM_E_INPUT, cases[i].message);
+        assert_int_equal(tu_count_files(), 1);
+    }
+    datum_ctx_free(&ctx);
+}
+
+static void test_latin1_and_tags(void **state)
+{
+    (void)state;
+    /* "Café" in ISO-8859-1; CRLF lines; a multi-line { comment }; "#" tags;
+     * an escaped quote; the table column and the Section column. */
+    tu_write("l.pbn", "[Event \"Caf\xe9 \\\"Club\\\"\"]\r\n[Board \"17\"]\r\n{ line one\r\n"
+                      "line two }\r\n[ScoreTable \"Section;Table;PairId_NS;PairId_EW;Score_EW\"]\r\n"
+                      "A 3 1 2 -420\r\nB 3 1 2 50\r\n\r\n[Event \"#\"]\r\n[Board \"18\"]\r\n"
+                      "[Vulnerable \"All\"]\r\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\r\n"
+                      "1 2 -\r\n");
+    datum_ctx *ctx;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    const char *paths[] = {"l.pbn"};
+    int rc = datum_import_pbn(ctx, paths, 1, "l.h5", NULL, NULL);
+    /* The "-" score of board 18 has no contract to compute from. */
+    assert_failure(ctx, rc, DATUM_E_INPUT,
+                   "l.pbn:13: no score: neither a score nor a contract with its result");
+    char *text = tu_read("l.pbn", NULL);
+    text[strlen(text) - 3] = '\0'; /* drop "-\r\n" */
+    char fixed[1024];
+    snprintf(fixed, sizeof fixed, "%s-100\r\n", text);
+    free(text);
+    tu_write("l.pbn", fixed);
+    datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
+    rc = datum_import_pbn(ctx, paths, 1, "l.h5", &po, NULL);
+    if (rc != DATUM_OK) fail_msg("%s", datum_ctx_message(ctx));
+    datum_archive *a;
+    assert_int_equal(datum_archive_open(ctx, "l.h5", &a), DATUM_OK);
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    assert_int_equal(info.n_results, 3);
+    assert_int_equal(info.n_fields, 3); /* sections A and B of board 17, board 18 */
+    assert_int_equal(info.n_pairs, 6);  /* pair 1 of section A is not pair 1 of B */
+    datum_archive_close(&a);
+    datum_ctx_free(&ctx);
+}
+
+/* One game per table result (PbnTools' form): players' tags, [Contract],
+ * [Declarer], [Result], an optional [Score "NS 420"]. */
+static void test_single_games(void **state)
+{
+    (void)state;
+    tu_write("s.pbn", "[Event \"E\"]\n[Date \"2013-08-24 18:36\"]\n[Board \"2\"]\n"
+                      "[North \"Para-1\"]\n[South \"Para-1\"]\n[East \"Para-2\"]\n"
+                      "[West \"Para-2\"]\n[Declarer \"E\"]\n[Contract \"4H\"]\n[Result \"=\"]\n"
+                      "[Auction \"E\"]\n1H Pass 4H AP\n\n"
+                      "[Event \"E\"]\n[Board \"2\"]\n[North \"a\"]\n[South \"b\"]\n"
+                      "[East \"c\"]\n[West \"d\"]\n[Declarer \"S\"]\n[Contract \"3NTX\"]\n"
+                      "[Result \"-1\"]\n[Score \"NS -200\"]\n\n"
+                      "[Event \"E\"]\n[Board \"2\"]\n[Contract \"?\"]\n");
+    datum_ctx *ctx;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    const char *paths[] = {"s.pbn"};
+    seen w = {0, ""};
+    datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
+    po.warn = on_warning;
+    po.user = &w;
+    /* Board 2: NS vulnerable; 3NTX-1 vulnerable is -200, 4H= by EW -420. */
+    int rc = datum_import_pbn(ctx, paths, 1, "s.h5", &po, NULL);
+    if (rc != DATUM_OK) fail_msg("%d %s %s", rc, datum_ctx_message(ctx), w.first);
+    assert_int_equal(po.n_computed, 1);
+    datum_archive *a;
+    assert_int_equal(datum_archive_open(ctx, "s.h5", &a), DATUM_OK);
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    assert_int_equal(info.n_results, 2);
+    assert_int_equal(info.n_fields, 1);
+    assert_int_equal(info.n_pairs, 4); /* E/Para-1, E/Para-2, E/a & b, E/c & d */
+    datum_archive_close(&a);
+    datum_ctx_free(&ctx);
+}
+
+static int alloc_scenario(datum_ctx *ctx)
+{
+    const char *paths[] = {"m.pbn"};
+    return datum_import_pbn(ctx, paths, 1, "m.h5", NULL, NULL);
+}
+
+static void test_alloc_failure(void **state)
+{
+    (void)state;
+    tu_write("m.pbn", "[Event \"E\"]\n[Section \"A\"]\n[Board \"1\"]\n"
+                      "[ScoreTable \"PairId_NS;PairId_EW;Contract;Declarer;Result\"]\n"
+                      "1 2 4S N 10\n3 4 A - -\n\n[Board \"2\"]\n"
+                      "[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 4 -110\n3 2 140\n");
+    int rc;
+    long k = 0;
+    do {
+        datum_ctx *ctx = NULL;
+        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+        g_count = 0;
+        g_fail_at = k;
+        rc = alloc_scenario(ctx);
+        int refused = g_count > k;
+        g_fail_at = -1;
+        if (refused) {
+            if (rc != DATUM_E_NOMEM)
+                fail_msg("allocation %ld refused: %d %s", k, rc, datum_ctx_message(ctx));
+            assert_int_equal(tu_count_files(), 1);
+        } else {
+            assert_int_equal(rc, DATUM_OK);
+        }
+        datum_ctx_free(&ctx);
+        k++;
+    } while (rc != DATUM_OK);
+    printf("# %ld allocations checked\n", k - 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        tu_temp_dir_test(test_warnings),
+        tu_temp_dir_test(test_malformed),
+        tu_temp_dir_test(test_latin1_and_tags),
+        tu_temp_dir_test(test_single_games),
+        tu_temp_dir_test(test_alloc_failure),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
