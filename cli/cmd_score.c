@@ -387,6 +387,7 @@ static const char kScoreHelp[] =
     "  --small-max N         weighted mean for fields of 3..N results (0: off)\n"
     "  --center C            mean | median-low | median-high | median | par\n"
     "  --round R             none | toward-zero | away | up | even (halves of the unit)\n"
+    "                        | truncate (toward zero, not to the nearest)\n"
     "  --round-unit U        round to a multiple of U (default 10)\n"
     "  --adjusted-imps P,A,M IMPs for average-plus, average, average-minus (3,0,-3)\n"
     "  --threads N           worker threads (results never depend on N)\n"

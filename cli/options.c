@@ -147,7 +147,8 @@ static int lookup(const char *text, const char *const *names)
 
 static const char *const kScales[] = {"wbf", "linear", NULL};
 static const char *const kCenters[] = {"mean", "median-low", "median-high", "median", "par", NULL};
-static const char *const kRoundings[] = {"none", "toward-zero", "away", "up", "even", NULL};
+static const char *const kRoundings[] = {"none", "toward-zero", "away", "up", "even", "truncate",
+                                          NULL};
 static const char *const kPctRounds[] = {"ceil", "floor", "nearest", NULL};
 static const char *const kDivisors[] = {"n-1", "n", "none", NULL};
 

@@ -132,7 +132,9 @@ typedef enum {
     DATUM_ROUND_HALF_TOWARD_ZERO = 1, /* +175 -> +170, -415 -> -410 (NBB) */
     DATUM_ROUND_HALF_AWAY = 2,        /* +175 -> +180, -415 -> -420 */
     DATUM_ROUND_HALF_UP = 3,          /* toward +infinity: -415 -> -410, +175 -> +180 */
-    DATUM_ROUND_HALF_EVEN = 4         /* to the even multiple: 175 -> 180, 165 -> 160 */
+    DATUM_ROUND_HALF_EVEN = 4,        /* to the even multiple: 175 -> 180, 165 -> 160 */
+    DATUM_ROUND_TRUNCATE = 5          /* not to the nearest: toward zero, 73.3 -> 70, -96.7 -> -90
+                                         (JFR Pary, docs/peers.md) */
 } datum_rounding;
 
 typedef enum {

@@ -51,7 +51,7 @@ int datum_rule_preset(datum_rule *rule, const char *name)
 int datum_rule_check(const datum_rule *r)
 {
     if ((unsigned)r->center > DATUM_CENTER_PAR || (unsigned)r->trim > DATUM_TRIM_PERCENT ||
-        (unsigned)r->rounding > DATUM_ROUND_HALF_EVEN ||
+        (unsigned)r->rounding > DATUM_ROUND_TRUNCATE ||
         (unsigned)r->trim_percent_round > DATUM_PCT_NEAREST)
         return DATUM_E_ARG;
     if (r->trim_count < 0 || !(r->trim_percent >= 0 && r->trim_percent <= 50) ||
@@ -190,10 +190,12 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-/* Rounds num/den to a multiple of unit, exact halves as the rule says. */
+/* Rounds num/den to a multiple of unit, exact halves as the rule says (or truncates). */
 static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t unit)
 {
     int64_t step = unit * v.den;
+    if (mode == DATUM_ROUND_TRUNCATE) /* C division truncates toward zero */
+        return (datum_value){v.num / step * unit, 1};
     int64_t q = floor_div(v.num, step);
     int64_t twice_rest = 2 * (v.num - q * step); /* in [0, 2*step) */
     if (twice_rest > step) {

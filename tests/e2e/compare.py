@@ -119,7 +119,7 @@ def write_archive_csvs(rows, directory, parts, with_adjusted=True):
 
 SCALE_ARGS = [["--scale", s] + d + h for s, d, h in
               itertools.product(("wbf", "linear"), ([], ["--double"]), ([], ["--half"]))]
-VARIANTS = [["--round", m] for m in ("toward-zero", "away", "up", "even")] + [
+VARIANTS = [["--round", m] for m in ("toward-zero", "away", "up", "even", "truncate")] + [
     ["--round", "even", "--round-unit", "100"],
     ["--trim", "2"], ["--trim", "tenth"], ["--trim", "5%"],
     ["--trim", "12.5%", "--trim-round", "floor"],

@@ -98,6 +98,11 @@ static void test_rounding_examples(void **state)
     assert_true(rounded(DATUM_ROUND_HALF_EVEN, (int32_t[]){165}, 1) == 160);
     assert_true(rounded(DATUM_ROUND_HALF_EVEN, (int32_t[]){-175}, 1) == -180);
     assert_true(rounded(DATUM_ROUND_HALF_EVEN, (int32_t[]){-165}, 1) == -160);
+    /* truncate: toward zero, never to the nearest (JFR Pary: 220/3 -> 70, -290/3 -> -90) */
+    assert_true(rounded(DATUM_ROUND_TRUNCATE, (int32_t[]){50, 80, 90}, 3) == 70);
+    assert_true(rounded(DATUM_ROUND_TRUNCATE, (int32_t[]){-100, -100, -90}, 3) == -90);
+    assert_true(rounded(DATUM_ROUND_TRUNCATE, (int32_t[]){-415}, 1) == -410);
+    assert_true(rounded(DATUM_ROUND_TRUNCATE, (int32_t[]){179}, 1) == 170);
     /* A mean of 172.5 is not a half of a multiple of 10: 170 in every mode. */
     assert_true(rounded(DATUM_ROUND_HALF_AWAY, (int32_t[]){170, 175}, 2) == 170);
 }

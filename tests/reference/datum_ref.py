@@ -91,7 +91,7 @@ class Recipe:
     trim_min_n: int = 1  # trim only fields of at least this many scores
     small_max: int = 0  # >= 3: fields of 3..small_max scores take the weighted mean
     middle_weight: int = 2  # weight of the non-extreme scores in that weighted mean
-    rounding: str = "none"  # none | toward-zero | away | up | even (how exact halves go)
+    rounding: str = "none"  # none | toward-zero | away | up | even (how exact halves go) | truncate
     unit: int = 10  # rounding to a multiple of this
 
 
@@ -143,6 +143,8 @@ def round_unit(x: Fraction, mode: str, unit: int) -> Fraction:
     if mode == "none":
         return x
     q = Fraction(x) / unit
+    if mode == "truncate":  # toward zero, not to the nearest (JFR Pary)
+        return Fraction(math.trunc(q) * unit)
     f = math.floor(q)
     r = q - f
     n = _HALF_RULES[mode](f, q) if r == HALF else f + (r > HALF)
@@ -431,7 +433,7 @@ def _recipe_options(p) -> None:
     p.add_argument("--trim-min", dest="trim_min_n", type=int)
     p.add_argument("--small-max", dest="small_max", type=int)
     p.add_argument("--center", choices=("mean", "median-low", "median-high", "median", "par"))
-    p.add_argument("--round", dest="rounding", choices=("none",) + tuple(_HALF_RULES))
+    p.add_argument("--round", dest="rounding", choices=("none",) + tuple(_HALF_RULES) + ("truncate",))
     p.add_argument("--round-unit", dest="unit", type=int)
 
 

@@ -78,7 +78,8 @@ class Datum(unittest.TestCase):
         cases = {"even": {175: 180, 165: 160, -175: -180, -165: -160, 171: 170},
                  "away": {335: 340, -335: -340, 331: 330, -5: -10},
                  "up": {335: 340, -335: -330, 5: 10, -5: 0},
-                 "none": {335: 335, F(1, 3): F(1, 3)}}
+                 "none": {335: 335, F(1, 3): F(1, 3)},
+                 "truncate": {F(220, 3): 70, F(-290, 3): -90, 179: 170, -179: -170, 5: 0}}
         for mode, table in cases.items():
             for x, r in table.items():
                 self.assertEqual(ref.round_unit(F(x), mode, 10), r, (mode, x))
