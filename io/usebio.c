@@ -403,6 +403,15 @@ static void escape_message(const char *message, char *buf, size_t size)
     while (n >= 4 && strcmp(buf + n - 4, "\\x0a") == 0) buf[n -= 4] = '\0';
 }
 
+/* libxml2 reports some failures (encoding conversion, I/O) through its
+ * global generic handler whatever the parse options say; our message comes
+ * from the parser context instead, so that handler is silenced. */
+static void ignore_xml_message(void *user, const char *fmt, ...)
+{
+    (void)user;
+    (void)fmt;
+}
+
 /* Parses path; "FILE:LINE: malformed XML: ..." on a syntax error. */
 static int parse_file(usebio_file *f)
 {
@@ -532,6 +541,7 @@ int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths
     usebio_arg a = {NULL};
     int rc = DATUM_OK;
     xmlInitParser();
+    xmlSetGenericErrorFunc(NULL, ignore_xml_message);
     if (published_csv) {
         static const char *const header[] = {
             "event",  "section",    "board",  "table",        "ns_pair",      "ew_pair",

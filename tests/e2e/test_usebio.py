@@ -233,6 +233,9 @@ def error_paths(datum, tmp):
         # libxml2 quotes the bad bytes in its message: escaped, the message stays text.
         ("badbyte", good.encode().replace(b"</EW_PAIR", b"</\xffW_PAIR"),
          r"badbyte\.xml:\d+: malformed XML: .*\\xffW_PAIR_NUMBER"),
+        # A conversion failure: libxml2's own "encoding error" lines must not reach stderr.
+        ("badencoding", b'<?xml version="1.0" encoding="SHIFT_JIS"?>\n<USEBIO>\x81\x20\xff\xff</USEBIO>\n',
+         r"\Adatum: \S*badencoding\.xml:\d+: malformed XML: [^\n]*\n\Z"),
     ]
     for name, text, pattern in cases:
         path = os.path.join(tmp, name + ".xml")
