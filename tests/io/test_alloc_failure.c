@@ -6,6 +6,7 @@
  * program is linked with --wrap for both, so the wrappers below see exactly
  * the calls made from the static libraries and from this file, not those
  * inside HDF5 or libc. */
+#include "alloc_fail.h"
 #include "io_test_util.h"
 #include "datum_io.h"
 #include "datum_tarot_io.h"
@@ -13,16 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static long g_fail_at = -1; /* the allocation (from 0) to refuse; -1: none */
-static long g_count;
-
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-
-static int refuse(void) { return g_fail_at >= 0 && g_count++ == g_fail_at; }
-
-void *__wrap_calloc(size_t n, size_t size) { return refuse() ? NULL : __real_calloc(n, size); }
-void *__wrap_realloc(void *p, size_t size) { return refuse() ? NULL : __real_realloc(p, size); }
 
 #define CSV                                                                                        \
     "event,date,section,board,table,ns_pair,ew_pair,ns_score,adjusted\n"                           \
@@ -30,33 +21,6 @@ void *__wrap_realloc(void *p, size_t size) { return refuse() ? NULL : __real_rea
     "E,2024-03-02,A,1,2,P3,P4,,A+\n"                                                               \
     "E,2024-03-02,B,2,1,P5,P6,-50,\n"
 
-/* Runs scenario with allocation k refused, for k = 0, 1, ... until it runs
- * through; every refusal must give DATUM_E_NOMEM and leave files_after files. */
-static void fail_each_allocation(int (*scenario)(datum_ctx *), int files_after)
-{
-    int rc;
-    long k = 0;
-    do {
-        datum_ctx *ctx = NULL;
-        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
-        g_count = 0;
-        g_fail_at = k;
-        rc = scenario(ctx);
-        int refused = g_count > k;
-        g_fail_at = -1;
-        if (refused) {
-            if (rc != DATUM_E_NOMEM)
-                fail_msg("allocation %ld refused: %d %s", k, rc, datum_ctx_message(ctx));
-            assert_int_equal(datum_ctx_code(ctx), DATUM_E_NOMEM);
-            assert_int_equal(tu_count_files(), files_after);
-        } else {
-            assert_int_equal(rc, DATUM_OK);
-        }
-        datum_ctx_free(&ctx);
-        k++;
-    } while (rc != DATUM_OK);
-    printf("# %ld allocations checked\n", k - 1);
-}
 
 static int import(datum_ctx *ctx)
 {
@@ -67,7 +31,7 @@ static int import(datum_ctx *ctx)
 static void test_import(void **state)
 {
     tu_write("r.csv", CSV);
-    fail_each_allocation(import, 1);
+    tu_fail_each_allocation(import, 1);
 }
 
 /* Opens a.h5 and reads it, in chunks of one field. */
@@ -127,9 +91,9 @@ static void test_read_and_write(void **state)
     assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
     assert_int_equal(import(ctx), DATUM_OK);
     datum_ctx_free(&ctx);
-    fail_each_allocation(read_archive, 2);
-    fail_each_allocation(write_output, 2);
-    fail_each_allocation(write_csv, 2);
+    tu_fail_each_allocation(read_archive, 2);
+    tu_fail_each_allocation(write_output, 2);
+    tu_fail_each_allocation(write_csv, 2);
 }
 
 /* The tarot import, archive reader and directory of sheets. */
@@ -171,8 +135,8 @@ static void test_tarot(void **state)
     tu_write("players.csv", "player,classement\nA,1C\nB,NC\nC,1K\nE,2T\nF,3P\nG,4C\n");
     tu_write("defenses.csv", "defense,player1,player2,player3\nD1,C,E,F\nD2,G,C,F\n");
     tu_write("pen.csv", "event,side,id,pm\nE,attack,A,1.5\nE,defense,D2,-1\n");
-    fail_each_allocation(tarot_import, 4);
-    fail_each_allocation(tarot_read_and_sheets, 5);
+    tu_fail_each_allocation(tarot_import, 4);
+    tu_fail_each_allocation(tarot_read_and_sheets, 5);
 }
 
 int main(void)

@@ -3,19 +3,13 @@
  * FILE:LINE messages of malformed files, ISO-8859-1 names, and every
  * allocation refused in turn (linked with --wrap=calloc/realloc as
  * test_alloc_failure is). The CLI and the real files: tests/e2e/test_pbn.py. */
+#include "alloc_fail.h"
 #include "io_test_util.h"
 #include "datum_io.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static long g_fail_at = -1;
-static long g_count;
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-static int refuse(void) { return g_fail_at >= 0 && g_count++ == g_fail_at; }
-void *__wrap_calloc(size_t n, size_t size) { return refuse() ? NULL : __real_calloc(n, size); }
-void *__wrap_realloc(void *p, size_t size) { return refuse() ? NULL : __real_realloc(p, size); }
 
 #define PBN                                                                                        \
     "% PBN 2.1\n"                                                                                  \
@@ -217,27 +211,7 @@ static void test_alloc_failure(void **state)
                       "[ScoreTable \"PairId_NS;PairId_EW;Contract;Declarer;Result\"]\n"
                       "1 2 4S N 10\n3 4 A - -\n\n[Board \"2\"]\n"
                       "[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 4 -110\n3 2 140\n");
-    int rc;
-    long k = 0;
-    do {
-        datum_ctx *ctx = NULL;
-        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
-        g_count = 0;
-        g_fail_at = k;
-        rc = alloc_scenario(ctx);
-        int refused = g_count > k;
-        g_fail_at = -1;
-        if (refused) {
-            if (rc != DATUM_E_NOMEM)
-                fail_msg("allocation %ld refused: %d %s", k, rc, datum_ctx_message(ctx));
-            assert_int_equal(tu_count_files(), 1);
-        } else {
-            assert_int_equal(rc, DATUM_OK);
-        }
-        datum_ctx_free(&ctx);
-        k++;
-    } while (rc != DATUM_OK);
-    printf("# %ld allocations checked\n", k - 1);
+    tu_fail_each_allocation(alloc_scenario, 1);
 }
 
 int main(void)

@@ -3,21 +3,12 @@
  * read back from the archive; the errors (FILE:LINE, nothing left behind);
  * every allocation of io/ refused in turn (calloc and realloc wrapped at link
  * time, as in test_alloc_failure.c; libxml2's own allocations are not). */
+#include "alloc_fail.h"
 #include "io_test_util.h"
 #include "datum_io.h"
 
 #include <string.h>
 
-static long g_fail_at = -1; /* the allocation (from 0) to refuse; -1: none */
-static long g_count;
-
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-
-static int refuse(void) { return g_fail_at >= 0 && g_count++ == g_fail_at; }
-
-void *__wrap_calloc(size_t n, size_t size) { return refuse() ? NULL : __real_calloc(n, size); }
-void *__wrap_realloc(void *p, size_t size) { return refuse() ? NULL : __real_realloc(p, size); }
 
 #define LINE(ns, ew, score)                                                                        \
     "<TRAVELLER_LINE><NS_PAIR_NUMBER>" ns "</NS_PAIR_NUMBER><EW_PAIR_NUMBER>" ew                  \
@@ -127,28 +118,7 @@ static void test_alloc_failure(void **state)
 {
     (void)state;
     tu_write("g.xml", kGood);
-    long k = 0;
-    int rc;
-    do {
-        datum_ctx *ctx = NULL;
-        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
-        g_count = 0;
-        g_fail_at = k;
-        rc = import_good(ctx);
-        int was_refused = g_count > k;
-        g_fail_at = -1;
-        if (was_refused) {
-            if (rc != DATUM_E_NOMEM)
-                fail_msg("allocation %ld refused: %d %s", k, rc, datum_ctx_message(ctx));
-            assert_int_equal(datum_ctx_code(ctx), DATUM_E_NOMEM);
-            assert_int_equal(tu_count_files(), 1);
-        } else {
-            assert_int_equal(rc, DATUM_OK);
-        }
-        datum_ctx_free(&ctx);
-        k++;
-    } while (rc != DATUM_OK);
-    printf("# %ld allocations checked\n", k - 1);
+    tu_fail_each_allocation(import_good, 1);
 }
 
 int main(void)
