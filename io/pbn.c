@@ -384,8 +384,8 @@ static int flush_single(pbn_file *f, pbn_game *g)
 {
     if (!g->contract || !*g->contract || strcmp(g->contract, "?") == 0) return DATUM_OK;
     uint64_t line = g->contract_line;
-    int32_t board, date, score;
-    int vul;
+    int32_t board = 0, date = 0, score = 0;
+    int vul = 0; /* set by game_board on success */
     uint8_t adjusted;
     int rc = game_board(f, g, line, &board, &date, &vul);
     if (rc != DATUM_OK) return rc;
@@ -417,8 +417,8 @@ static int flush_game(pbn_file *f, pbn_game *g)
 {
     if (!g->header) return flush_single(f, g);
     uint64_t hl = g->header_line;
-    int32_t board, date;
-    int vul;
+    int32_t board = 0, date = 0;
+    int vul = 0; /* set by game_board on success */
     int rc = game_board(f, g, hl, &board, &date, &vul);
     if (rc != DATUM_OK) return rc;
 

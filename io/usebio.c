@@ -132,7 +132,7 @@ static int parse_usebio_date(const char *s, int32_t *days, char *iso)
     char tail;
     if (sscanf(s, "%2d/%2d/%4d%c", &d, &m, &y, &tail) == 3) {
         if (y < 1000) return -1; /* a two-digit year: which century is a guess */
-        snprintf(iso, 16, "%04d-%02d-%02d", y, m, d);
+        if (snprintf(iso, 16, "%04d-%02d-%02d", y, m, d) >= 16) return -1; /* e.g. a negative day */
     } else if (strlen(s) == 10) {
         snprintf(iso, 16, "%s", s);
     } else {
