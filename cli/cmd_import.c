@@ -1,5 +1,6 @@
-/* cmd_import.c - `datum import`: CSV results into a new archive (bridge
- * results, or with --format tarot a tarot Attaque-Défense tournament). */
+/* cmd_import.c - `datum import`: results into a new archive (bridge results
+ * as CSV, USEBIO XML or PBN, or with --format tarot a tarot Attaque-Défense
+ * tournament). */
 #include "cli.h"
 #include "datum_tarot_io.h"
 
@@ -28,11 +29,11 @@ static const char kHelp[] =
     "  --penalties FILE    event,side,id,pm (tarot; optional)\n"
     "\n"
     "  datum import --format usebio EVENT.xml [MORE.xml ...] -o ARCHIVE.h5\n"
-    "               [--published POINTS.csv]\n"
     "\n"
-    "  --format usebio     USEBIO 1.2 XML (EBUScore, Compscore3, Pianola, ...)\n"
-    "  --published FILE    also write the published per-line points (Butler,\n"
-    "                      cross-IMPs, matchpoints) of the files as a CSV\n"
+    "  --format usebio     USEBIO 1.2 XML (EBUScore, Compscore3, Pianola, ...); the\n"
+    "                      points published per line (Butler, cross-IMPs,\n"
+    "                      matchpoints) are kept in the archive, for\n"
+    "                      datum score/cross --compare-published\n"
     "\n"
     "  datum import --format pbn HANDS.pbn [MORE.pbn ...] -o ARCHIVE.h5 [--strict]\n"
     "\n"
@@ -110,7 +111,7 @@ static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char 
 
 int cmd_import(int argc, char **argv)
 {
-    const char *out = NULL, *format = "bridge", *published = NULL;
+    const char *out = NULL, *format = "bridge";
     int no_compress = 0, strict = 0;
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     datum_tarot_inputs tarot = {NULL, NULL, NULL, NULL};
@@ -122,7 +123,6 @@ int cmd_import(int argc, char **argv)
         {"--players", 1, cli_set_string, &tarot.players},
         {"--defenses", 1, cli_set_string, &tarot.defenses},
         {"--penalties", 1, cli_set_string, &tarot.penalties},
-        {"--published", 1, cli_set_string, &published},
         {"--strict", 0, cli_set_flag, &strict},
     };
     const char *positional[argc + 1];
@@ -144,8 +144,6 @@ int cmd_import(int argc, char **argv)
         tarot.results = positional[0];
         return import_tarot(&p, &tarot, out, &wo);
     }
-    if (published && !is_usebio)
-        return cli_usage_error(&p, "--published goes with --format usebio"), EXIT_BAD_INPUT;
     if (tarot.players || tarot.defenses || tarot.penalties)
         return cli_usage_error(&p, "--players, --defenses and --penalties go with --format tarot"),
                EXIT_BAD_INPUT;
@@ -153,8 +151,7 @@ int cmd_import(int argc, char **argv)
 
     datum_ctx *ctx;
     if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
-    int rc = is_usebio ? datum_import_usebio(ctx, positional, (size_t)p.n_positional, out,
-                                             published, &wo)
+    int rc = is_usebio ? datum_import_usebio(ctx, positional, (size_t)p.n_positional, out, &wo)
                        : datum_import_csv(ctx, positional, (size_t)p.n_positional, out, &wo);
     int status = EXIT_OK;
     if (rc < 0) {

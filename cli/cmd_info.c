@@ -110,6 +110,9 @@ static int describe(datum_ctx *ctx, const char *path)
            (unsigned long long)adjusted);
     printf("pairs      %u\n", info.n_pairs);
     if (info.has_truth) printf("truth      the true strength of every pair (generated)\n");
+    if (info.has_published)
+        printf("published  the points the scoring program published per result (USEBIO; "
+               "datum score/cross --compare-published)\n");
     print_histogram("tables per field", hist);
     if (info.has_teams) {
         printf("teams      %u\n", info.n_teams);

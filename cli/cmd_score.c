@@ -15,6 +15,7 @@ typedef struct {
     cli_method_options mo;
     int threads;
     int ranking; /* print the ranking even when files are written */
+    int compare_published; /* --compare-published (score, cross) */
     const char *out_h5, *results_csv, *pairs_csv;
     size_t chunk_rows;
 } score_job;
@@ -87,6 +88,7 @@ static void write_results_header(datum_csv_writer *w, const score_job *job, int 
                            "ns_score", "ns_raw", "ns_avg", "terms", "ew_raw", "ew_avg"};
     size_t n = job->kind == JOB_BARKING ? 12 : job->kind == JOB_CROSS ? 10 : has_adjusted ? 11 : 9;
     for (size_t i = 0; i < n; i++) datum_csv_str(w, job->kind != JOB_BUTLER ? cross[i] : butler[i]);
+    if (job->compare_published) datum_csv_str(w, "published_ns");
     datum_csv_end_row(w);
 }
 
@@ -120,6 +122,7 @@ static void write_results_rows(datum_csv_writer *w, const score_job *job, const 
                     datum_csv_real(w, bf->b[r]);
                 }
             }
+            if (c->published_ns) datum_csv_real(w, c->published_ns[r]); /* --compare-published */
             datum_csv_end_row(w);
         }
     }
@@ -162,6 +165,15 @@ static datum_store_type imps_store_type(const datum_method *m)
     return ints ? DATUM_STORE_I8 : DATUM_STORE_F32;
 }
 
+/* A rounded datum (or par's) is an integer no larger than a score (at most
+ * 10^6 in magnitude), which float32 holds exactly, NaN included; other
+ * datums are fractions and need float64. */
+static datum_store_type datums_store_type(const datum_method *m)
+{
+    int integral = m->rule.rounding != DATUM_ROUND_NONE || m->rule.center == DATUM_CENTER_PAR;
+    return integral ? DATUM_STORE_F32 : DATUM_STORE_F64;
+}
+
 static int create_h5(datum_ctx *ctx, const score_job *job, const datum_archive *a,
                      const char *archive_path, const datum_archive_info *info,
                      datum_output **out, columns *col)
@@ -172,8 +184,9 @@ static int create_h5(datum_ctx *ctx, const score_job *job, const datum_archive *
     datum_output *o = *out;
     memset(col, 0xff, sizeof *col); /* -1: not declared */
     if (job->kind == JOB_BUTLER) {
-        col->datum = datum_output_add_column(o, "fields", "datum", info->n_fields,
-                                             "datum of the field (NaN: no real score)");
+        col->datum = datum_output_add_stored_column(o, "fields", "datum", info->n_fields,
+                                                    "datum of the field (NaN: no real score)",
+                                                    datums_store_type(&job->mo.method));
         /* East-West's IMPs differ from -ns_imps only on adjusted rows, so
          * they are stored only then. */
         datum_store_type store = imps_store_type(&job->mo.method);
@@ -306,6 +319,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     datum_chunk_reader *reader = NULL;
     datum_output *h5 = NULL;
     datum_csv_writer *results = NULL;
+    cli_published *published = NULL;
     buffers bf = {0};
     pair_totals t = {0};
     columns col;
@@ -323,6 +337,11 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
         rc = datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (%u pairs)", t.n);
         goto done;
     }
+    datum_published_method own = job->kind == JOB_CROSS ? DATUM_PUBLISHED_CROSS_IMPS
+                                                        : DATUM_PUBLISHED_BUTLER;
+    if (job->compare_published &&
+        (rc = cli_published_create(ctx, a, archive_path, own, &published)) < 0)
+        goto done;
     if (job->out_h5 && (rc = create_h5(ctx, job, a, archive_path, &info, &h5, &col)) < 0) goto done;
     if (job->results_csv) {
         if ((rc = datum_csv_create(ctx, job->results_csv, &results)) < 0) goto done;
@@ -330,6 +349,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     }
     unsigned need = DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED | DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR;
     if (results) need |= DATUM_COL_TABLE;
+    if (published) need |= CLI_PUBLISHED_COLUMNS;
     if ((rc = datum_chunk_reader_create(ctx, a, need, job->chunk_rows, &reader)) < 0) goto done;
 
     const char *label[] = {"score", "cross", "barking"};
@@ -350,6 +370,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
         accumulate(&t, job, &c, &bf);
         if (h5 && (rc = write_h5_chunk(h5, &col, job, &c, &bf)) < 0) goto done;
         if (results) write_results_rows(results, job, a, &c, &bf);
+        if (published) cli_published_add(published, &c, job->kind == JOB_CROSS ? bf.b : bf.a);
         datum_ctx_progress(ctx, c.first_row + c.n_rows, info.n_results);
     }
     cli_progress_finish(&progress);
@@ -360,7 +381,9 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     if (h5 && (rc = datum_output_commit(&h5)) < 0) goto done;
     if (job->ranking || !(job->out_h5 || job->results_csv || job->pairs_csv))
         rc = print_ranking(ctx, job, a, &t);
+    if (published && rc >= 0) cli_published_report(published, stderr);
 done:
+    cli_published_free(&published);
     datum_csv_abort(&results);
     datum_output_abort(&h5);
     datum_chunk_reader_free(&reader);
@@ -369,6 +392,13 @@ done:
     free(t.imps); free(t.raw); free(t.boards);
     return rc;
 }
+
+/* --compare-published, for score (ns_imps) and cross (ns_avg). */
+#define COMPARE_PUBLISHED_HELP(figure)                                                             \
+    "  --compare-published   compare every " figure " with the figure the scoring\n"               \
+    "                        program published (a USEBIO import): the count that\n"             \
+    "                        agree and the first that do not, on stderr; --results\n"           \
+    "                        gets a published_ns column\n"
 
 static const char kScoreHelp[] =
     "usage: datum score ARCHIVE.h5 --datum RULE [options]\n"
@@ -395,6 +425,7 @@ static const char kScoreHelp[] =
     "  --results FILE.csv    one row per result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
     "  --ranking             print the ranking even when writing files\n"
+    COMPARE_PUBLISHED_HELP("ns_imps")
     "\n"
     "The recipe options override the preset's values; see docs/methods.md.\n";
 
@@ -412,7 +443,8 @@ static const char kCrossHelp[] =
     "  -o OUT.h5             write per-result and per-pair figures to an HDF5 file\n"
     "  --results FILE.csv    one row per scored result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
-    "  --ranking             print the ranking even when writing files\n";
+    "  --ranking             print the ranking even when writing files\n"
+    COMPARE_PUBLISHED_HELP("ns_avg");
 
 static const char kBarkingHelp[] =
     "usage: datum barking ARCHIVE.h5 [options]\n"
@@ -447,6 +479,8 @@ static int score_main(int argc, char **argv, job_kind kind)
     table[n++] = (cli_option){"--results", 1, cli_set_string, &job.results_csv};
     table[n++] = (cli_option){"--pairs", 1, cli_set_string, &job.pairs_csv};
     table[n++] = (cli_option){"--ranking", 0, cli_set_flag, &job.ranking};
+    if (kind != JOB_BARKING)
+        table[n++] = (cli_option){"--compare-published", 0, cli_set_flag, &job.compare_published};
     const char *positional[argc + 1];
     cli_parser p = {name[kind], positional, 0};
     int parsed = cli_parse(&p, argc, argv, table, n, help[kind]);

@@ -10,7 +10,7 @@ typedef struct {
 } command;
 
 static const command kCommands[] = {
-    {"import", cmd_import, "import results (CSV) into an archive"},
+    {"import", cmd_import, "import results (CSV, USEBIO, PBN; tarot CSV) into an archive"},
     {"info", cmd_info, "describe an archive"},
     {"score", cmd_score, "Butler: datum per board, IMPs per result, pair totals"},
     {"cross", cmd_cross, "cross-IMPs per result and pair totals"},

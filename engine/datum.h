@@ -204,7 +204,14 @@ typedef enum {
     DATUM_ADJ_A_A = 6,   /* "A/A" */
     DATUM_ADJ_AP_AP = 7, /* "A+/A+" */
     DATUM_ADJ_AM_AM = 8, /* "A-/A-" */
-    DATUM_ADJ_COUNT = 9
+    /* Mixed awards (e.g. a director gives one side A+ and its opponents A
+     * when a pair is absent), appended so that older archives keep their
+     * codes: with them every NS/EW pair of {A+, A, A-} has a code. */
+    DATUM_ADJ_AP_A = 9,  /* "A+/A" */
+    DATUM_ADJ_A_AP = 10, /* "A/A+" */
+    DATUM_ADJ_AM_A = 11, /* "A-/A" */
+    DATUM_ADJ_A_AM = 12, /* "A/A-" */
+    DATUM_ADJ_COUNT = 13
 } datum_adjusted;
 
 /* Parses a token of the adjusted column ("" -> NONE). Returns the code, or

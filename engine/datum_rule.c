@@ -183,21 +183,28 @@ static size_t trim_count(const datum_rule *r, size_t n)
     }
 }
 
-/* Floor division for a positive divisor. */
-static int64_t floor_div(int64_t a, int64_t b)
+/* Floor quotient and remainder (0 <= *rest < b) for a positive divisor. The
+ * quotient is estimated in floating point and then corrected with integer
+ * arithmetic, so it is exact: an integer division costs more than the rest of
+ * a small field's datum (one per field, millions of fields). */
+static int64_t floor_div(int64_t a, int64_t b, int64_t *rest)
 {
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
+    int64_t q = (int64_t)((double)a / (double)b); /* truncated: off by one at most */
+    int64_t r = a - q * b;
+    while (r < 0) { q--; r += b; }
+    while (r >= b) { q++; r -= b; }
+    *rest = r;
+    return q;
 }
 
 /* Rounds num/den to a multiple of unit, exact halves as the rule says (or truncates). */
 static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t unit)
 {
-    int64_t step = unit * v.den;
-    if (mode == DATUM_ROUND_TRUNCATE) /* C division truncates toward zero */
-        return (datum_value){v.num / step * unit, 1};
-    int64_t q = floor_div(v.num, step);
-    int64_t twice_rest = 2 * (v.num - q * step); /* in [0, 2*step) */
+    int64_t step = unit * v.den, rest;
+    int64_t q = floor_div(v.num, step, &rest);
+    if (mode == DATUM_ROUND_TRUNCATE) /* toward zero, not to the nearest */
+        return (datum_value){(q + (q < 0 && rest != 0)) * unit, 1};
+    int64_t twice_rest = 2 * rest; /* in [0, 2*step) */
     if (twice_rest > step) {
         q++;
     } else if (twice_rest == step) { /* exactly q + 1/2 units */
@@ -209,6 +216,42 @@ static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t uni
         }
     }
     return (datum_value){q * unit, 1};
+}
+
+/* Trimmed means up to this many scores dropped at each end find them in one
+ * pass (extreme_sums); deeper trims sort. */
+enum { EXTREMES_MAX = 4 };
+
+/* The sum of s[0..n), of its k smallest and of its k largest values
+ * (k <= EXTREMES_MAX, 2k < n so that the two sets are disjoint). Each end is
+ * kept sorted by compare-exchanges without branches: sorting whole fields was
+ * the engine's largest cost, and only the ends matter. */
+static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, int64_t *low,
+                         int64_t *high)
+{
+    int32_t lo[EXTREMES_MAX], hi[EXTREMES_MAX];
+    int64_t sum = 0;
+    for (size_t j = 0; j < k; j++) {
+        lo[j] = INT32_MAX;
+        hi[j] = INT32_MIN;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int32_t a = s[i], b = s[i];
+        sum += a;
+        for (size_t j = 0; j < k; j++) {
+            int32_t keep_lo = lo[j] < a ? lo[j] : a, keep_hi = hi[j] > b ? hi[j] : b;
+            a = lo[j] < a ? a : lo[j]; /* the larger one moves on */
+            b = hi[j] > b ? b : hi[j];
+            lo[j] = keep_lo;
+            hi[j] = keep_hi;
+        }
+    }
+    *total = sum;
+    *low = *high = 0;
+    for (size_t j = 0; j < k; j++) {
+        *low += lo[j];
+        *high += hi[j];
+    }
 }
 
 int datum_field_datum(const datum_rule *r, const int32_t *scores, size_t n, int32_t *work,
@@ -226,24 +269,19 @@ int datum_field_datum(const datum_rule *r, const int32_t *scores, size_t n, int3
     size_t k = small ? 0 : trim_count(r, n), cap = (n - 1) / 2;
     if (k > cap) k = cap;
     datum_value v;
-    if (!small && k == 0 && r->center == DATUM_CENTER_MEAN) {
-        /* A plain mean needs no order: skip the sort. */
-        int64_t sum = 0;
-        for (size_t i = 0; i < n; i++) sum += scores[i];
-        v = (datum_value){sum, (int64_t)n};
-        *out = r->rounding == DATUM_ROUND_NONE ? v : round_to_unit(v, r->rounding, r->round_unit);
-        return DATUM_OK;
-    }
-    memcpy(work, scores, n * sizeof *work);
-    datum_sort_i32(work, n);
-
-    if (small) {
-        /* Small field: the single extremes weigh 1, the inner scores more. */
-        int64_t inner = 0;
-        for (size_t i = 1; i + 1 < n; i++) inner += work[i];
-        v.num = (int64_t)work[0] + work[n - 1] + (int64_t)r->middle_weight * inner;
-        v.den = 2 + (int64_t)r->middle_weight * (int64_t)(n - 2);
+    if (small || (r->center == DATUM_CENTER_MEAN && k <= EXTREMES_MAX)) {
+        /* Both are means of the middle: they need the extremes, not the order. */
+        int64_t total, low, high;
+        extreme_sums(scores, n, small ? 1 : k, &total, &low, &high);
+        if (small) { /* the single extremes weigh 1, the inner scores more */
+            v.num = low + high + (int64_t)r->middle_weight * (total - low - high);
+            v.den = 2 + (int64_t)r->middle_weight * (int64_t)(n - 2);
+        } else {
+            v = (datum_value){total - low - high, (int64_t)(n - 2 * k)};
+        }
     } else {
+        memcpy(work, scores, n * sizeof *work);
+        datum_sort_i32(work, n);
         const int32_t *kept = work + k;
         size_t m = n - 2 * k;
         if (r->center == DATUM_CENTER_MEAN) {

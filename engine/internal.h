@@ -10,8 +10,15 @@
 #define DATUM_WBF_BANDS 24
 #define DATUM_WBF_FIFTHS 800 /* floor(4000/5): 24 IMPs from there on */
 
-/* WBF IMPs of a non-negative difference d given as floor(d/5). */
-int datum_wbf_band_of_fifths(int64_t fifths);
+/* The WBF table by fifths (scale.c); read through the function below. */
+extern const unsigned char datum_imp_by_fifth[DATUM_WBF_FIFTHS + 1];
+
+/* WBF IMPs of a non-negative difference d given as floor(d/5). Inline: it is
+ * the inner loop of every Butler conversion. */
+static inline int datum_wbf_band_of_fifths(int64_t fifths)
+{
+    return datum_imp_by_fifth[fifths > DATUM_WBF_FIFTHS ? DATUM_WBF_FIFTHS : fifths];
+}
 /* The band's lower boundary (band 0..23 -> 15..3995). */
 int datum_wbf_boundary(int band);
 

@@ -15,7 +15,8 @@ static const struct {
     signed char ns, ew;
 } kAdjusted[DATUM_ADJ_COUNT] = {
     {"", 0, 0},       {"A+", 1, -1},    {"A", 0, 0},      {"A-", -1, 1},   {"A+/A-", 1, -1},
-    {"A-/A+", -1, 1}, {"A/A", 0, 0},    {"A+/A+", 1, 1},  {"A-/A-", -1, -1}};
+    {"A-/A+", -1, 1}, {"A/A", 0, 0},    {"A+/A+", 1, 1},  {"A-/A-", -1, -1}, {"A+/A", 1, 0},
+    {"A/A+", 0, 1},   {"A-/A", -1, 0},  {"A/A-", 0, -1}};
 
 int datum_adjusted_parse(const char *token, size_t len)
 {
@@ -48,26 +49,32 @@ void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *awa
                         const int32_t *scores, const uint8_t *adjusted, size_t n,
                         datum_value d, double *ns_imps, double *ew_imps)
 {
-    /* A rounded datum (den == 1) on the WBF scale is the common case: the
-     * band then comes from a division by a constant, which the compiler turns
-     * into a multiplication. */
-    int integral = d.den == 1 && scale->kind == DATUM_SCALE_WBF;
-    int64_t mult = scale->doubled ? 2 : 1;
-    double unit = scale->halved ? 0.5 : 1.0;
-    for (size_t i = 0; i < n; i++) {
-        if (adjusted && adjusted[i] != DATUM_ADJ_NONE) {
-            datum_adjusted_award(award, adjusted[i], &ns_imps[i], &ew_imps[i]);
-            continue;
-        }
-        if (integral) {
+    /* Every row is converted as if real (an adjusted row's score is ignored,
+     * whatever it holds), then the adjusted rows get their awards: the
+     * conversion loop carries no test of its own. */
+    if (d.den == 1 && scale->kind == DATUM_SCALE_WBF) {
+        /* A rounded datum on the WBF scale, the common case: the band comes
+         * from a division by a constant, which compiles to a multiplication. */
+        int64_t mult = scale->doubled ? 2 : 1;
+        double unit = scale->halved ? 0.5 : 1.0;
+        for (size_t i = 0; i < n; i++) {
             int64_t diff = mult * ((int64_t)scores[i] - d.num);
-            double mag = unit * datum_wbf_band_of_fifths((diff < 0 ? -diff : diff) / 5);
-            ns_imps[i] = diff < 0 ? 0.0 - mag : mag;
-        } else {
-            ns_imps[i] = datum_imp_ratio(scale, (int64_t)scores[i] * d.den - d.num, d.den);
+            /* The sign as an integer factor: a branch on it would be
+             * mispredicted on every other row. (double)0 is +0, never -0. */
+            int sign = (diff > 0) - (diff < 0);
+            int imps = sign * datum_wbf_band_of_fifths((diff < 0 ? -diff : diff) / 5);
+            ns_imps[i] = unit * (double)imps;
+            ew_imps[i] = unit * (double)-imps;
         }
-        ew_imps[i] = 0.0 - ns_imps[i];
+    } else if (d.den != 0) { /* den == 0: no datum, every row is adjusted */
+        for (size_t i = 0; i < n; i++) {
+            ns_imps[i] = datum_imp_ratio(scale, (int64_t)scores[i] * d.den - d.num, d.den);
+            ew_imps[i] = 0.0 - ns_imps[i];
+        }
     }
+    for (size_t i = 0; adjusted && i < n; i++)
+        if (adjusted[i] != DATUM_ADJ_NONE)
+            datum_adjusted_award(award, adjusted[i], &ns_imps[i], &ew_imps[i]);
 }
 
 /* ------------------------------------------------------------------------ */

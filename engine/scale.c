@@ -13,9 +13,9 @@ static const int kBoundary[DATUM_WBF_BANDS] = {
     15,  45,  85,  125,  165,  215,  265,  315,  365,  425,  495,  595,
     745, 895, 1095, 1295, 1495, 1745, 1995, 2245, 2495, 2995, 3495, 3995};
 
-/* kImpByFifth[q] = WBF IMPs of any |d| with floor(|d|/5) == q, q capped at 800.
- * Generated from kBoundary (tests/engine/test_scale.c checks it against it). */
-static const unsigned char kImpByFifth[DATUM_WBF_FIFTHS + 1] = {
+/* datum_imp_by_fifth[q] = WBF IMPs of any |d| with floor(|d|/5) == q, q capped
+ * at 800. Generated from kBoundary (tests/engine/test_scale.c checks it against it). */
+const unsigned char datum_imp_by_fifth[DATUM_WBF_FIFTHS + 1] = {
     0,0,0,1,1,1,1,1,1,2,2,2,2,2,2,2,2,3,3,3,3,3,3,3,3,4,4,4,4,4,4,4,4,5,5,5,5,5,5,5,
     5,5,5,6,6,6,6,6,6,6,6,6,6,7,7,7,7,7,7,7,7,7,7,8,8,8,8,8,8,8,8,8,8,9,9,9,9,9,9,9,
     9,9,9,9,9,10,10,10,10,10,10,10,10,10,10,10,10,10,10,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,11,12,
@@ -38,11 +38,6 @@ static const unsigned char kImpByFifth[DATUM_WBF_FIFTHS + 1] = {
     23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,23,24,
     24,
 };
-
-int datum_wbf_band_of_fifths(int64_t fifths)
-{
-    return kImpByFifth[fifths > DATUM_WBF_FIFTHS ? DATUM_WBF_FIFTHS : fifths];
-}
 
 int datum_wbf_boundary(int band) { return kBoundary[band]; }
 

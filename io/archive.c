@@ -40,11 +40,20 @@ const io_dataset_desc io_result_cols[IO_N_RESULT_COLS] = {
     {"results/ew_pair", "East-West pair: index into /dict/pairs", NULL},
     {"results/ns_score", "North-South score (0 on an adjusted result)", NULL},
     {"results/adjusted",
-     "0: a real score; 1..8: adjusted A+, A, A-, A+/A-, A-/A+, A/A, A+/A+, A-/A- (NS/EW)", NULL},
+     "0: a real score; 1..12: adjusted A+, A, A-, A+/A-, A-/A+, A/A, A+/A+, A-/A-, A+/A, A/A+, "
+     "A-/A, A/A- (NS/EW)",
+     NULL},
     {"results/date", "date of the result", DATE_UNITS},
     {"results/ns_team", "North-South team: index into /dict/teams; -1 outside a teams match", NULL},
     {"results/ew_team", "East-West team: index into /dict/teams; -1 outside a teams match", NULL},
     {"results/match", "teams match: index into /dict/matches; -1 outside a teams match", NULL},
+    {"results/published_ns", "North-South's points as the scoring program published them "
+                             "(USEBIO NS_*_POINTS); NaN: none", NULL},
+    {"results/published_ew", "East-West's points as the scoring program published them "
+                             "(USEBIO EW_*_POINTS); NaN: none", NULL},
+    {"results/published_method",
+     "what the published points are: 0 none, 1 butler, 2 cross_imps, 3 matchpoints, 4 imps, "
+     "5 other", NULL},
 };
 
 const io_dataset_desc io_truth_strength = {
@@ -68,7 +77,17 @@ const io_value_rule io_result_rules[IO_N_RESULT_COLS] = {
     [IO_R_NS_TEAM] = {IO_KIND_I32, -1, 0, IO_D_TEAMS},
     [IO_R_EW_TEAM] = {IO_KIND_I32, -1, 0, IO_D_TEAMS},
     [IO_R_MATCH] = {IO_KIND_I32, -1, 0, IO_D_MATCHES},
+    [IO_R_PUBLISHED_NS] = {IO_KIND_F64, 0, 0, -1},
+    [IO_R_PUBLISHED_EW] = {IO_KIND_F64, 0, 0, -1},
+    [IO_R_PUBLISHED_METHOD] = {IO_KIND_U8, 0, DATUM_PUBLISHED_COUNT - 1, -1},
 };
+
+const char *datum_published_method_name(int method)
+{
+    static const char *const name[DATUM_PUBLISHED_COUNT] = {"none",        "butler", "cross_imps",
+                                                            "matchpoints", "imps",   "other"};
+    return method >= 0 && method < DATUM_PUBLISHED_COUNT ? name[method] : NULL;
+}
 
 hid_t io_kind_memtype(int kind)
 {
@@ -76,22 +95,27 @@ hid_t io_kind_memtype(int kind)
     case IO_KIND_U8: return H5T_NATIVE_UINT8;
     case IO_KIND_U32: return H5T_NATIVE_UINT32;
     case IO_KIND_U64: return H5T_NATIVE_UINT64;
+    case IO_KIND_F64: return H5T_NATIVE_DOUBLE;
     default: return H5T_NATIVE_INT32;
     }
 }
 
-size_t io_kind_size(int kind) { return kind == IO_KIND_U8 ? 1 : kind == IO_KIND_U64 ? 8 : 4; }
+size_t io_kind_size(int kind)
+{
+    return kind == IO_KIND_U8 ? 1 : kind == IO_KIND_U64 || kind == IO_KIND_F64 ? 8 : 4;
+}
 
-int io_has_result_col(int c, int has_adjusted, int has_teams)
+int io_has_result_col(int c, int has_adjusted, int has_teams, int has_published)
 {
     if (c == IO_R_ADJUSTED) return has_adjusted;
+    if (c >= IO_R_PUBLISHED_NS) return has_published;
     return c >= IO_R_NS_TEAM ? has_teams : 1;
 }
 
 int io_has_dict(int k, int has_teams) { return k >= IO_D_TEAMS ? has_teams : 1; }
 
 /* The integer root attributes: the version, then the summary. has_teams
- * came later: an archive without it has no teams. */
+ * and has_published came later: an archive without them has neither. */
 enum {
     A_VERSION,
     A_N_RESULTS,
@@ -100,11 +124,12 @@ enum {
     A_LAST_DATE,
     A_HAS_ADJUSTED,
     A_HAS_TEAMS,
+    A_HAS_PUBLISHED,
     N_INT_ATTRS
 };
 static const char *const kIntAttrs[N_INT_ATTRS] = {
     "format_version", "n_results", "n_fields", "first_date", "last_date", "has_adjusted",
-    "has_teams"};
+    "has_teams", "has_published"};
 
 int io_archive_write_summary(hid_t file, const io_archive_summary *s)
 {
@@ -114,9 +139,10 @@ int io_archive_write_summary(hid_t file, const io_archive_summary *s)
                                         s->first_date,
                                         s->last_date,
                                         s->has_adjusted != 0,
-                                        s->has_teams != 0};
+                                        s->has_teams != 0,
+                                        s->has_published != 0};
     const hid_t type[N_INT_ATTRS] = {H5T_STD_I32LE, H5T_STD_U64LE, H5T_STD_U64LE, H5T_STD_I32LE,
-                                     H5T_STD_I32LE, H5T_STD_I32LE, H5T_STD_I32LE};
+                                     H5T_STD_I32LE, H5T_STD_I32LE, H5T_STD_I32LE, H5T_STD_I32LE};
     char created[32];
     time_t now = time(NULL);
     struct tm utc;
@@ -185,14 +211,15 @@ static int read_summary(datum_ctx *ctx, datum_archive *a)
     int64_t v[N_INT_ATTRS];
     for (int i = A_N_RESULTS; i < N_INT_ATTRS; i++)
         if (io_h5_get_int_attr(a->file, kIntAttrs[i], &v[i]) < 0) {
-            if (i == A_HAS_TEAMS && H5Aexists(a->file, kIntAttrs[i]) == 0) v[i] = 0;
+            if (i >= A_HAS_TEAMS && H5Aexists(a->file, kIntAttrs[i]) == 0) v[i] = 0;
             else return io_archive_damaged(ctx, a, "attribute %s is missing or not an integer",
                                            kIntAttrs[i]);
         }
     if (v[A_N_RESULTS] < 0 || v[A_N_FIELDS] < 0 || v[A_FIRST_DATE] < INT32_MIN ||
         v[A_FIRST_DATE] > INT32_MAX || v[A_LAST_DATE] < INT32_MIN || v[A_LAST_DATE] > INT32_MAX ||
         (v[A_HAS_ADJUSTED] != 0 && v[A_HAS_ADJUSTED] != 1) ||
-        (v[A_HAS_TEAMS] != 0 && v[A_HAS_TEAMS] != 1))
+        (v[A_HAS_TEAMS] != 0 && v[A_HAS_TEAMS] != 1) ||
+        (v[A_HAS_PUBLISHED] != 0 && v[A_HAS_PUBLISHED] != 1))
         return io_archive_damaged(ctx, a, "a summary attribute is out of range");
     a->info.n_results = (uint64_t)v[A_N_RESULTS];
     a->info.n_fields = (uint64_t)v[A_N_FIELDS];
@@ -200,19 +227,23 @@ static int read_summary(datum_ctx *ctx, datum_archive *a)
     a->info.last_date = (int32_t)v[A_LAST_DATE];
     a->info.has_adjusted = (int)v[A_HAS_ADJUSTED];
     a->info.has_teams = (int)v[A_HAS_TEAMS];
+    a->info.has_published = (int)v[A_HAS_PUBLISHED];
     a->info.format_version = DATUM_ARCHIVE_FORMAT_VERSION;
     return DATUM_OK;
 }
 
-/* Opens an integer column and checks its length. */
-static int open_column(datum_ctx *ctx, datum_archive *a, const io_dataset_desc *d, uint64_t length,
-                       hid_t *ds)
+/* Opens a column of the kind's class (integer, or real for F64) and checks
+ * its length. */
+static int open_column(datum_ctx *ctx, datum_archive *a, const io_dataset_desc *d, int kind,
+                       uint64_t length, hid_t *ds)
 {
     uint64_t n;
+    int real = kind == IO_KIND_F64;
     *ds = io_h5_open_dataset(a->file, d->path);
     if (*ds < 0) return io_archive_damaged(ctx, a, "%s is missing", d->path);
-    if (io_h5_is_integer(*ds) != 1 || io_h5_length(*ds, &n) < 0)
-        return io_archive_damaged(ctx, a, "%s is not a 1-D integer dataset", d->path);
+    if (io_h5_has_class(*ds, real ? H5T_FLOAT : H5T_INTEGER) != 1 || io_h5_length(*ds, &n) < 0)
+        return io_archive_damaged(ctx, a, "%s is not a 1-D %s dataset", d->path,
+                                  real ? "real" : "integer");
     if (n != length)
         return io_archive_damaged(ctx, a, "%s has %llu elements, expected %llu", d->path,
                                   (unsigned long long)n, (unsigned long long)length);
@@ -223,11 +254,12 @@ static int open_columns(datum_ctx *ctx, datum_archive *a)
 {
     int rc = DATUM_OK;
     for (int k = 0; k < IO_N_FIELD_COLS && rc == DATUM_OK; k++)
-        rc = open_column(ctx, a, &io_field_cols[k], a->info.n_fields + (k == IO_F_OFFSET),
-                         &a->fields[k]);
+        rc = open_column(ctx, a, &io_field_cols[k], io_field_rules[k].kind,
+                         a->info.n_fields + (k == IO_F_OFFSET), &a->fields[k]);
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++)
-        if (io_has_result_col(k, a->info.has_adjusted, a->info.has_teams))
-            rc = open_column(ctx, a, &io_result_cols[k], a->info.n_results, &a->results[k]);
+        if (io_has_result_col(k, a->info.has_adjusted, a->info.has_teams, a->info.has_published))
+            rc = open_column(ctx, a, &io_result_cols[k], io_result_rules[k].kind,
+                             a->info.n_results, &a->results[k]);
     return rc;
 }
 
@@ -292,17 +324,21 @@ static int find_truth(datum_ctx *ctx, datum_archive *a)
 }
 
 /* offset[0] == 0, nondecreasing, last == n_results: read in blocks so that
- * opening needs no memory in proportion to the archive. */
+ * opening needs no memory in proportion to the archive, decoded in parallel
+ * (io_window) since every command waits for it. */
 static int check_offsets(datum_ctx *ctx, datum_archive *a)
 {
     enum { BLOCK = 1 << 16 };
     const char *name = io_field_cols[IO_F_OFFSET].path;
     uint64_t total = a->info.n_fields + 1, prev = 0;
     uint64_t *buf = io_calloc(ctx, BLOCK, sizeof *buf);
+    io_window win = {0};
     int rc = buf ? DATUM_OK : DATUM_E_NOMEM;
     for (uint64_t first = 0; first < total && rc == DATUM_OK; first += BLOCK) {
         uint64_t n = total - first < BLOCK ? total - first : BLOCK;
-        if (io_h5_read_range(a->fields[IO_F_OFFSET], H5T_NATIVE_UINT64, first, n, buf) < 0) {
+        int64_t lo, hi;
+        if (io_window_read(&win, a->fields[IO_F_OFFSET], IO_KIND_U64, first, (size_t)n, buf,
+                           datum_ctx_threads(ctx), &lo, &hi) < 0) {
             rc = io_archive_damaged(ctx, a, "cannot read %s", name);
             break;
         }
@@ -319,6 +355,7 @@ static int check_offsets(datum_ctx *ctx, datum_archive *a)
     if (rc == DATUM_OK && prev != a->info.n_results)
         rc = io_archive_damaged(ctx, a, "%s ends at %llu, but there are %llu results", name,
                                 (unsigned long long)prev, (unsigned long long)a->info.n_results);
+    io_window_free(&win);
     free(buf);
     return rc;
 }

@@ -72,7 +72,8 @@ static int refuse(datum_archive_writer *w, const char *fmt, ...)
 static int check_plan(datum_ctx *ctx, const datum_archive_plan *p)
 {
     if ((p->has_adjusted != 0 && p->has_adjusted != 1) ||
-        (p->has_teams != 0 && p->has_teams != 1) || p->max_results > INT64_MAX ||
+        (p->has_teams != 0 && p->has_teams != 1) ||
+        (p->has_published != 0 && p->has_published != 1) || p->max_results > INT64_MAX ||
         p->max_fields > INT64_MAX || p->max_board < 1 || p->max_table < 0 ||
         p->min_score < -IO_MAX_SCORE || p->max_score > IO_MAX_SCORE ||
         p->min_score > p->max_score || p->min_date > p->max_date)
@@ -150,7 +151,8 @@ static int open_column(datum_archive_writer *w, column *c, const io_dataset_desc
     c->kind = rule->kind;
     c->lo = lo;
     c->hi = hi;
-    c->ds = io_h5_create_growing(w->file, d, io_h5_int_type(lo, hi), hint, &w->opt, &chunk);
+    hid_t type = c->kind == IO_KIND_F64 ? H5T_IEEE_F64LE : io_h5_int_type(lo, hi);
+    c->ds = io_h5_create_growing(w->file, d, type, hint, &w->opt, &chunk);
     if (c->ds < 0) return io_failure(w, d->path);
     c->chunk = (size_t)chunk;
     return (c->buf = io_calloc(w->ctx, c->chunk, io_kind_size(c->kind))) ? DATUM_OK : DATUM_E_NOMEM;
@@ -190,7 +192,7 @@ static int start(datum_archive_writer *w)
                          p->max_fields + (k == IO_F_OFFSET));
     }
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++) {
-        if (!io_has_result_col(k, p->has_adjusted, p->has_teams)) continue;
+        if (!io_has_result_col(k, p->has_adjusted, p->has_teams, p->has_published)) continue;
         bounds(w, &io_result_rules[k], 0, k, &lo, &hi);
         rc = open_column(w, &w->row[k], &io_result_cols[k], &io_result_rules[k], lo, hi,
                          p->max_results);
@@ -215,7 +217,8 @@ static int flush(datum_archive_writer *w, column *c)
 }
 
 /* Appends n values of the column's kind from src (NULL: n times the value
- * that means "none": 0 adjusted, -1 no team), flushing each full chunk. */
+ * that means "none": 0 adjusted or no method, -1 no team, NaN no figure),
+ * flushing each full chunk. */
 static int put(datum_archive_writer *w, column *c, const void *src, size_t n)
 {
     size_t size = io_kind_size(c->kind);
@@ -226,6 +229,8 @@ static int put(datum_archive_writer *w, column *c, const void *src, size_t n)
         if (from) {
             memcpy(to, from, k * size);
             from += k * size;
+        } else if (c->kind == IO_KIND_F64) {
+            for (size_t i = 0; i < k; i++) ((double *)(void *)to)[i] = NAN;
         } else {
             memset(to, c->lo < 0 ? 0xff : 0, k * size); /* -1 in two's complement, or 0 */
         }
@@ -250,12 +255,16 @@ static int64_t value_at(int kind, const void *values, size_t i)
     }
 }
 
-/* Every value of values[0..n) within the column's bounds; first = the
- * archive number of values[0], for the message. */
+/* Every value of values[0..n) within the column's bounds (a real: finite
+ * or NaN); first = the archive number of values[0], for the message. */
 static int check_values(datum_archive_writer *w, const column *c, const io_dataset_desc *d,
                         const void *values, size_t n, uint64_t first)
 {
-    for (size_t i = 0; values && i < n; i++) {
+    for (size_t i = 0; values && c->kind == IO_KIND_F64 && i < n; i++)
+        if (isinf(((const double *)values)[i]))
+            return refuse(w, "%s[%llu] is infinite (a real or NaN)", d->path,
+                          (unsigned long long)(first + i));
+    for (size_t i = 0; values && c->kind != IO_KIND_F64 && i < n; i++) {
         int64_t v = value_at(c->kind, values, i);
         if (v < c->lo || v > c->hi)
             return refuse(w, "%s[%llu] = %lld is out of range (%lld to %lld)", d->path,
@@ -277,6 +286,9 @@ static void row_arrays(const datum_chunk *c, const void *a[IO_N_RESULT_COLS])
     a[IO_R_NS_TEAM] = c->ns_team;
     a[IO_R_EW_TEAM] = c->ew_team;
     a[IO_R_MATCH] = c->match;
+    a[IO_R_PUBLISHED_NS] = c->published_ns;
+    a[IO_R_PUBLISHED_EW] = c->published_ew;
+    a[IO_R_PUBLISHED_METHOD] = c->published_method;
 }
 
 /* The shape of a chunk: arrays present as the plan says, offsets of whole
@@ -285,12 +297,17 @@ static int check_shape(datum_archive_writer *w, const datum_chunk *c, const void
 {
     const datum_archive_plan *p = &w->plan;
     int teams = (c->ns_team != NULL) + (c->ew_team != NULL) + (c->match != NULL);
+    int published = (c->published_ns != NULL) + (c->published_ew != NULL) +
+                    (c->published_method != NULL);
     if (!c->offset || !c->field_event || !c->field_section || !c->field_board || !c->table ||
         !c->ns_pair || !c->ew_pair || !c->ns_score || !c->date)
         return refuse(w, "a chunk lacks a required array");
-    if ((c->adjusted && !p->has_adjusted) || (teams && !p->has_teams))
+    if ((c->adjusted && !p->has_adjusted) || (teams && !p->has_teams) ||
+        (published && !p->has_published))
         return refuse(w, "a chunk has a column that the plan did not declare");
     if (teams != 0 && teams != 3) return refuse(w, "ns_team, ew_team and match: all or none");
+    if (published != 0 && published != 3)
+        return refuse(w, "published_ns, published_ew and published_method: all or none");
     if (c->offset[0] != 0 || c->offset[c->n_fields] != c->n_rows)
         return refuse(w, "a chunk's offsets do not run from 0 to its n_rows");
     for (uint64_t f = 0; f < c->n_fields; f++)
@@ -341,6 +358,13 @@ static int check_field(datum_archive_writer *w, const datum_chunk *c, uint64_t f
             return refuse(w,
                           "results row %llu: teams and match must be all set (two different "
                           "teams) or all -1",
+                          row);
+        if (c->published_method &&
+            (c->published_method[i] == DATUM_PUBLISHED_NONE) !=
+                (isnan(c->published_ns[i]) && isnan(c->published_ew[i])))
+            return refuse(w,
+                          "results row %llu: published_method must be 0 (none) exactly when "
+                          "both published figures are NaN",
                           row);
     }
     return DATUM_OK;
@@ -451,8 +475,9 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
     for (int k = 0; k < IO_N_FIELD_COLS && rc == DATUM_OK; k++) rc = flush(w, &w->field[k]);
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++)
         if (w->row[k].ds >= 0) rc = flush(w, &w->row[k]);
-    io_archive_summary s = {w->n_results, w->n_fields,          w->first_date,
-                            w->last_date, w->plan.has_adjusted, w->plan.has_teams};
+    io_archive_summary s = {w->n_results,        w->n_fields,        w->first_date,
+                            w->last_date,        w->plan.has_adjusted, w->plan.has_teams,
+                            w->plan.has_published};
     if (rc == DATUM_OK && io_archive_write_summary(w->file, &s) < 0)
         rc = io_failure(w, "attributes");
     if (rc == DATUM_OK) rc = io_h5_temp_commit(w->ctx, &w->file, &w->tmp, w->path);

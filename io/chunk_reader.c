@@ -12,6 +12,8 @@
 _Static_assert(DATUM_COL_TABLE == 1u << IO_R_TABLE && DATUM_COL_NS_SCORE == 1u << IO_R_NS_SCORE &&
                    DATUM_COL_ADJUSTED == 1u << IO_R_ADJUSTED && DATUM_COL_DATE == 1u << IO_R_DATE &&
                    DATUM_COL_NS_TEAM == 1u << IO_R_NS_TEAM && DATUM_COL_MATCH == 1u << IO_R_MATCH &&
+                   DATUM_COL_PUBLISHED_NS == 1u << IO_R_PUBLISHED_NS &&
+                   DATUM_COL_PUBLISHED_METHOD == 1u << IO_R_PUBLISHED_METHOD &&
                    DATUM_COL_ALL == (1u << IO_N_RESULT_COLS) - 1,
                "a /results column's number is its DATUM_COL_* bit");
 
@@ -19,17 +21,6 @@ _Static_assert(DATUM_COL_TABLE == 1u << IO_R_TABLE && DATUM_COL_NS_SCORE == 1u <
 /* Element-wise loops go parallel from this length: below it, waking the
  * threads costs more than the loop. */
 #define PARALLEL_MIN_ELEMENTS 65536
-
-/* Whole decoded chunks of one column (h5chunk.c): consecutive reads then
- * decompress each chunk once, a batch of chunks at a time, in parallel. */
-typedef struct {
-    int state;          /* 0: not tried yet; 1: direct; -1: the library's path */
-    io_chunked codec;
-    int is_signed;
-    uint64_t length;    /* elements in the dataset */
-    unsigned char *raw; /* chunks first .. first+count-1, in the file's layout */
-    uint64_t first, count, cap;
-} chunk_window;
 
 /* A growable array of one column. */
 typedef struct {
@@ -49,14 +40,15 @@ struct datum_chunk_reader {
     size_t offset_cap;
     column_buf field[N_FIELD_DATA];
     column_buf row[IO_N_RESULT_COLS];
-    chunk_window field_win[N_FIELD_DATA];
-    chunk_window row_win[IO_N_RESULT_COLS];
+    io_window offset_win;
+    io_window field_win[N_FIELD_DATA];
+    io_window row_win[IO_N_RESULT_COLS];
 };
 
 /* Sets up the direct path for ds: 1, or -1 when the library must read it (a
  * pipeline h5chunk.c does not reproduce, or a type that is not a
  * little-endian integer). */
-static int window_open(hid_t ds, chunk_window *w)
+static int window_open(hid_t ds, io_window *w)
 {
     hid_t type = H5Dget_type(ds);
     int ok = type >= 0 && H5Tget_class(type) == H5T_INTEGER && H5Tget_order(type) == H5T_ORDER_LE &&
@@ -83,53 +75,99 @@ static inline int64_t load_int(const unsigned char *p, size_t i, size_t size, in
     }
 }
 
-/* Converts n file values to the chunk's C type, saturating like HDF5 (the
- * range check that follows rejects what does not fit). One loop per C type,
- * so that the compiler specialises the load. */
-static void widen(const chunk_window *w, const unsigned char *in, size_t n, int kind, void *out,
-                  int threads)
+/* Converts file values in[from..to) (`size` bytes, signed or not) to the
+ * chunk's C type, saturating like HDF5, and widens [*lo, *hi] to the file
+ * values met. Always inlined with constant size and sign (widen_block), so
+ * that each file type gets its own loops with the load specialised. */
+static inline int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 {
-    size_t size = w->codec.elem;
-    int sgn = w->is_signed;
-    if (n < PARALLEL_MIN_ELEMENTS) threads = 1;
-    switch (kind) {
-    case IO_KIND_U8:
-#pragma omp parallel for num_threads(threads)
-        for (size_t i = 0; i < n; i++) {
-            int64_t v = load_int(in, i, size, sgn);
-            ((uint8_t *)out)[i] = (uint8_t)(v < 0 ? 0 : v > UINT8_MAX ? UINT8_MAX : v);
-        }
-        break;
-    case IO_KIND_U32:
-#pragma omp parallel for num_threads(threads)
-        for (size_t i = 0; i < n; i++) {
-            int64_t v = load_int(in, i, size, sgn);
-            ((uint32_t *)out)[i] = (uint32_t)(v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v);
-        }
-        break;
-    case IO_KIND_U64:
-#pragma omp parallel for num_threads(threads)
-        for (size_t i = 0; i < n; i++) {
-            int64_t v = load_int(in, i, size, sgn);
-            ((uint64_t *)out)[i] = (uint64_t)(v < 0 ? 0 : v);
-        }
-        break;
-    default:
-#pragma omp parallel for num_threads(threads)
-        for (size_t i = 0; i < n; i++) {
-            int64_t v = load_int(in, i, size, sgn);
-            ((int32_t *)out)[i] = (int32_t)(v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v);
-        }
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static inline __attribute__((always_inline)) void widen_span(const unsigned char *in, size_t from,
+                                                             size_t to, int kind, void *out,
+                                                             int64_t *lo, int64_t *hi,
+                                                             size_t size, int sgn)
+{
+    /* T: the narrowest type that holds every file value, so that the loops
+     * vectorise (int32 minima and maxima exist in SIMD, int64 ones barely). */
+#define WIDEN_LOOP(T, STORE)                                                                      \
+    {                                                                                              \
+        T l = *lo < (int64_t)MAX_OF(T) ? (T)*lo : MAX_OF(T);                                       \
+        T h = *hi > (int64_t)MIN_OF(T) ? (T)*hi : MIN_OF(T);                                       \
+        for (size_t i = from; i < to; i++) {                                                       \
+            T v = (T)load_int(in, i, size, sgn);                                                   \
+            l = v < l ? v : l;                                                                     \
+            h = v > h ? v : h;                                                                     \
+            STORE;                                                                                 \
+        }                                                                                          \
+        *lo = l;                                                                                   \
+        *hi = h;                                                                                   \
+    }
+#define WIDEN_KINDS(T)                                                                            \
+    switch (kind) {                                                                                \
+    case IO_KIND_U8: WIDEN_LOOP(T, ((uint8_t *)out)[i] = (uint8_t)clamp(v, 0, UINT8_MAX)) break;   \
+    case IO_KIND_U32: WIDEN_LOOP(T, ((uint32_t *)out)[i] = (uint32_t)clamp(v, 0, UINT32_MAX)) break; \
+    case IO_KIND_U64: WIDEN_LOOP(T, ((uint64_t *)out)[i] = (uint64_t)clamp(v, 0, INT64_MAX)) break; \
+    default: WIDEN_LOOP(T, ((int32_t *)out)[i] = (int32_t)clamp(v, INT32_MIN, INT32_MAX))          \
+    }
+#define MAX_OF(T) ((T)(sizeof(T) == 4 ? INT32_MAX : INT64_MAX))
+#define MIN_OF(T) ((T)(sizeof(T) == 4 ? INT32_MIN : INT64_MIN))
+    /* [*lo, *hi] only grows: an empty or narrower range merges unchanged. */
+    int64_t lo0 = *lo, hi0 = *hi;
+    if (size <= 2) WIDEN_KINDS(int32_t) else WIDEN_KINDS(int64_t)
+    if (lo0 < *lo) *lo = lo0;
+    if (hi0 > *hi) *hi = hi0;
+#undef MIN_OF
+#undef MAX_OF
+#undef WIDEN_KINDS
+#undef WIDEN_LOOP
+}
+
+static void widen_block(const io_window *w, const unsigned char *in, size_t from, size_t to,
+                        int kind, void *out, int64_t *lo, int64_t *hi)
+{
+    switch (w->codec.elem * 2 + (w->is_signed != 0)) {
+    case 2: widen_span(in, from, to, kind, out, lo, hi, 1, 0); break;
+    case 3: widen_span(in, from, to, kind, out, lo, hi, 1, 1); break;
+    case 4: widen_span(in, from, to, kind, out, lo, hi, 2, 0); break;
+    case 5: widen_span(in, from, to, kind, out, lo, hi, 2, 1); break;
+    case 8: widen_span(in, from, to, kind, out, lo, hi, 4, 0); break;
+    case 9: widen_span(in, from, to, kind, out, lo, hi, 4, 1); break;
+    case 16: widen_span(in, from, to, kind, out, lo, hi, 8, 0); break;
+    default: widen_span(in, from, to, kind, out, lo, hi, 8, 1);
     }
 }
 
-/* Elements first..first+n-1 of ds into out (C type `kind`). < 0 on failure. */
-static int read_range(datum_chunk_reader *r, hid_t ds, chunk_window *w, int kind, uint64_t first,
-                      size_t n, void *out)
+/* widen_block over n values, in blocks spread over the threads; [*seen_lo,
+ * *seen_hi] grows to the file values met, so that the range check needs no
+ * pass of its own unless a value is out of range. */
+static void widen(const io_window *w, const unsigned char *in, size_t n, int kind, void *out,
+                  int threads, int64_t *seen_lo, int64_t *seen_hi)
 {
+    enum { BLOCK = 1 << 14 };
+    int64_t lo = *seen_lo, hi = *seen_hi, blocks = (int64_t)((n + BLOCK - 1) / BLOCK);
+    if (n < PARALLEL_MIN_ELEMENTS) threads = 1;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : lo) reduction(max : hi)
+    for (int64_t b = 0; b < blocks; b++) {
+        size_t from = (size_t)b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
+        widen_block(w, in, from, to, kind, out, &lo, &hi);
+    }
+    *seen_lo = lo;
+    *seen_hi = hi;
+}
+
+int io_window_read(io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
+                   int threads, int64_t *seen_lo, int64_t *seen_hi)
+{
+    *seen_lo = INT64_MAX;
+    *seen_hi = INT64_MIN;
     if (w->state == 0) w->state = window_open(ds, w);
-    if (w->state < 0 || n == 0) return io_h5_read_range(ds, io_kind_memtype(kind), first, n, out);
-    int threads = datum_ctx_threads(r->ctx);
+    if (w->state < 0 || n == 0) {
+        *seen_lo = INT64_MIN;
+        *seen_hi = INT64_MAX;
+        return io_h5_read_range(ds, io_kind_memtype(kind), first, n, out);
+    }
     uint64_t chunk = w->codec.chunk, n_chunks = (w->length + chunk - 1) / chunk;
     uint64_t batch = 2 * (uint64_t)threads; /* two chunks per thread per round */
     if (first + n > w->length) return -1;
@@ -156,10 +194,17 @@ static int read_range(datum_chunk_reader *r, hid_t ds, chunk_window *w, int kind
         uint64_t end = (w->first + w->count) * chunk;
         size_t take = (size_t)(end - pos < n - done ? end - pos : n - done);
         widen(w, w->raw + (size_t)(pos - w->first * chunk) * w->codec.elem, take, kind,
-              (unsigned char *)out + done * io_kind_size(kind), threads);
+              (unsigned char *)out + done * io_kind_size(kind), threads, seen_lo, seen_hi);
         done += take;
     }
     return 0;
+}
+
+void io_window_free(io_window *w)
+{
+    free(w->raw);
+    w->raw = NULL;
+    w->cap = w->count = 0;
 }
 
 static int64_t kind_value(int kind, const void *buf, size_t i)
@@ -174,15 +219,19 @@ static int64_t kind_value(int kind, const void *buf, size_t i)
 /* Reads elements first..first+n-1 of a column into b and checks them. */
 static int read_column(datum_chunk_reader *r, hid_t ds, const io_dataset_desc *d,
                        const io_value_rule *rule, uint64_t first, size_t n, column_buf *b,
-                       chunk_window *w)
+                       io_window *w)
 {
     int64_t lo = rule->lo;
     int64_t hi = rule->dict >= 0 ? (int64_t)r->a->dict_len[rule->dict] - 1 : rule->hi;
     if (io_reserve(r->ctx, &b->data, &b->cap, n, io_kind_size(rule->kind)) != DATUM_OK)
         return DATUM_E_NOMEM;
-    if (read_range(r, ds, w, rule->kind, first, n, b->data) < 0)
+    int64_t seen_lo, seen_hi;
+    if (io_window_read(w, ds, rule->kind, first, n, b->data, datum_ctx_threads(r->ctx), &seen_lo,
+                       &seen_hi) < 0)
         return io_archive_damaged(r->ctx, r->a, "cannot read %s, elements %llu to %llu", d->path,
                                   (unsigned long long)first, (unsigned long long)(first + n - 1));
+    if (rule->kind == IO_KIND_F64) return DATUM_OK; /* reals index nothing: nothing to check */
+    if (seen_lo >= lo && seen_hi <= hi) return DATUM_OK;
     /* The first value out of range, whatever the thread count. */
     int64_t bad = (int64_t)n;
 #pragma omp parallel for num_threads(datum_ctx_threads(r->ctx)) reduction(min : bad) \
@@ -214,7 +263,12 @@ int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns
     r->max_rows = max_rows;
     /* A chunk has at most max_rows fields: it needs max_rows + 1 offsets. */
     r->win_cap = (a->info.n_fields < max_rows ? a->info.n_fields : max_rows) + 1;
-    if (!(r->win = io_calloc(ctx, r->win_cap, sizeof *r->win))) {
+    /* ... and so do the chunk's own offsets: both are allocated once. */
+    r->offset_cap = r->win_cap;
+    r->win = io_calloc(ctx, r->win_cap, sizeof *r->win);
+    r->offset = r->win ? io_calloc(ctx, r->offset_cap, sizeof *r->offset) : NULL;
+    if (!r->offset) {
+        free(r->win);
         free(r);
         return DATUM_E_NOMEM;
     }
@@ -231,7 +285,9 @@ static int offset_at(datum_chunk_reader *r, uint64_t f0, uint64_t i, uint64_t *v
         r->win_first = f0;
         r->win_len = left < r->win_cap ? left : r->win_cap;
         hid_t ds = r->a->fields[IO_F_OFFSET];
-        if (io_h5_read_range(ds, H5T_NATIVE_UINT64, f0, r->win_len, r->win) < 0) {
+        int64_t lo, hi; /* the offsets' order is checked by the caller */
+        if (io_window_read(&r->offset_win, ds, IO_KIND_U64, f0, r->win_len, r->win,
+                           datum_ctx_threads(r->ctx), &lo, &hi) < 0) {
             r->win_len = 0;
             return io_archive_damaged(r->ctx, r->a, "cannot read %s from element %llu",
                                       io_field_cols[IO_F_OFFSET].path, (unsigned long long)f0);
@@ -256,11 +312,9 @@ static int chunk_extent(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t 
                                       io_field_cols[IO_F_OFFSET].path,
                                       (unsigned long long)(f0 + *k + 1));
         if (*k > 0 && end - *row0 > r->max_rows) break;
-        rc = io_reserve(r->ctx, &r->offset, &r->offset_cap, *k + 2, sizeof *r->offset);
-        if (rc != DATUM_OK) return rc;
-        r->offset[0] = 0;
-        r->offset[++*k] = end - *row0;
+        r->offset[++*k] = end - *row0; /* *k < offset_cap: see create */
     }
+    r->offset[0] = 0;
     return DATUM_OK;
 }
 
@@ -310,6 +364,9 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
     chunk->ns_team = row[IO_R_NS_TEAM];
     chunk->ew_team = row[IO_R_EW_TEAM];
     chunk->match = row[IO_R_MATCH];
+    chunk->published_ns = row[IO_R_PUBLISHED_NS];
+    chunk->published_ew = row[IO_R_PUBLISHED_EW];
+    chunk->published_method = row[IO_R_PUBLISHED_METHOD];
     r->next_field = f0 + k;
     return DATUM_OK;
 }
@@ -319,12 +376,13 @@ void datum_chunk_reader_free(datum_chunk_reader **r)
     if (!r || !*r) return;
     for (int c = 0; c < N_FIELD_DATA; c++) {
         free((*r)->field[c].data);
-        free((*r)->field_win[c].raw);
+        io_window_free(&(*r)->field_win[c]);
     }
     for (int c = 0; c < IO_N_RESULT_COLS; c++) {
         free((*r)->row[c].data);
-        free((*r)->row_win[c].raw);
+        io_window_free(&(*r)->row_win[c]);
     }
+    io_window_free(&(*r)->offset_win);
     free((*r)->offset);
     free((*r)->win);
     free(*r);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,6 +102,15 @@ static void temp_name(char *x6, unsigned attempt)
 
 int io_temp_create(datum_ctx *ctx, const char *path, char **tmp, int *fd)
 {
+    /* The commit renames the temporary file over the path: over a device
+     * such as /dev/null that would replace the device itself. */
+    struct stat st;
+    *fd = -1;
+    *tmp = NULL;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return datum_ctx_fail(ctx, DATUM_E_ARG,
+                              "cannot write %s: not a regular file (outputs are written to a "
+                              "temporary file and renamed into place)", path);
     size_t n = strlen(path), x = n + strlen(TEMP_MARK);
     char *name = io_calloc(ctx, x + 7, 1);
     int rc = name ? DATUM_OK : DATUM_E_NOMEM;

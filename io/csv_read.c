@@ -351,7 +351,8 @@ static int parse_adjusted(const csv_file *c, size_t i, uint8_t *out)
     int code = datum_adjusted_parse(s, strlen(s));
     if (code < 0)
         return csv_fail(c, i,
-                        "%s is not an adjusted score (A+, A, A-, A+/A-, A-/A+, A/A, A+/A+, A-/A-)",
+                        "%s is not an adjusted score (A+, A, A-, or NS/EW: two of them, "
+                        "e.g. A+/A-)",
                         quoted_value(s, q, sizeof q));
     *out = (uint8_t)code;
     return DATUM_OK;

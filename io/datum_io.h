@@ -47,15 +47,15 @@ int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_path
 
 /* Imports USEBIO 1.2 XML files (docs/cli.md "USEBIO") into a new archive at
  * out_path, with the checks and the all-or-nothing writing of
- * datum_import_csv. Errors: DATUM_E_IO (unreadable file), DATUM_E_INPUT
- * "FILE:LINE: malformed XML: ..." or "FILE:LINE: ELEMENT: missing element
- * NAME" and the like. If published_csv is not NULL, the published per-line
- * points (NS/EW_*_POINTS) are written there as a CSV (docs/cli.md), also
- * atomically: either both files are written or neither. Not thread-safe
- * against other libxml2 users that change its global settings. */
+ * datum_import_csv. The points the scoring program published per line
+ * (NS/EW_*_POINTS) go into the archive's published columns (has_published;
+ * docs/archive-format.md) when any line has some. Errors: DATUM_E_IO
+ * (unreadable file), DATUM_E_INPUT "FILE:LINE: malformed XML: ...",
+ * "FILE:LINE: ELEMENT: missing element NAME", "FILE:LINE: NS_BUTLER_POINTS:
+ * not a number: TEXT" and the like. Not thread-safe against other libxml2
+ * users that change its global settings. */
 int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                        const char *out_path, const char *published_csv,
-                        const datum_write_options *opt);
+                        const char *out_path, const datum_write_options *opt);
 
 /* ---- PBN import (io/pbn.c) ---------------------------------------------- */
 
@@ -109,6 +109,7 @@ typedef struct {
     uint32_t n_teams, n_matches;   /* dictionary sizes (0 without teams) */
     int has_truth;                 /* generated archive: true pair strengths stored */
     int format_version;
+    int has_published;             /* published_ns, published_ew, published_method (USEBIO) */
 } datum_archive_info;
 
 void datum_archive_get_info(const datum_archive *a, datum_archive_info *info);
@@ -138,8 +139,30 @@ enum {
     DATUM_COL_NS_TEAM = 1u << 6, /* teams events only: index into the team dictionary */
     DATUM_COL_EW_TEAM = 1u << 7,
     DATUM_COL_MATCH = 1u << 8,   /* index into the match dictionary */
-    DATUM_COL_ALL = 0x1ff
+    /* The figures another program published (has_published archives only):
+     * read only by the commands that compare with them. */
+    DATUM_COL_PUBLISHED_NS = 1u << 9,
+    DATUM_COL_PUBLISHED_EW = 1u << 10,
+    DATUM_COL_PUBLISHED_METHOD = 1u << 11,
+    DATUM_COL_PUBLISHED = 0xe00, /* the three */
+    DATUM_COL_ALL = 0xfff
 };
+
+/* What published figures are (/results/published_method), read from the
+ * USEBIO element name (NS_BUTLER_POINTS) or else the EVENT_TYPE. */
+typedef enum {
+    DATUM_PUBLISHED_NONE = 0,       /* the line has no published figure */
+    DATUM_PUBLISHED_BUTLER = 1,     /* Butler IMPs */
+    DATUM_PUBLISHED_CROSS_IMPS = 2, /* cross-IMPs, as the program divided them */
+    DATUM_PUBLISHED_MATCHPOINTS = 3,
+    DATUM_PUBLISHED_IMPS = 4,       /* IMPs, the method not named */
+    DATUM_PUBLISHED_OTHER = 5,      /* points of a kind not recognised */
+    DATUM_PUBLISHED_COUNT
+} datum_published_method;
+
+/* "none", "butler", "cross_imps", "matchpoints", "imps", "other"; NULL for
+ * a code out of range. A static string. */
+const char *datum_published_method_name(int method);
 
 /* A chunk of whole fields, owned by the chunk reader and reused by the next
  * call. Arrays not requested are NULL. Row arrays are indexed from 0 (the
@@ -160,6 +183,10 @@ typedef struct {
     /* Teams: indices into the team and match dictionaries, -1 on a result
      * outside a teams match; NULL when not asked for or absent. */
     const int32_t *ns_team, *ew_team, *match;
+    /* Published figures, NaN where the line has none, and their
+     * datum_published_method; NULL when not asked for or absent. */
+    const double *published_ns, *published_ew;
+    const uint8_t *published_method;
 } datum_chunk;
 
 typedef struct datum_chunk_reader datum_chunk_reader;
@@ -202,10 +229,11 @@ typedef struct {
     int32_t max_table;         /* table numbers 0..max_table */
     int32_t min_score, max_score; /* within -1,000,000..1,000,000 */
     int32_t min_date, max_date;   /* days since 1970-01-01 */
+    int has_published;            /* /results/published_ns, published_ew, published_method */
 } datum_archive_plan;
 
 #define DATUM_ARCHIVE_PLAN_INIT                                                                    \
-    {0, 0, INT64_MAX, INT64_MAX, INT32_MAX, INT32_MAX, -1000000, 1000000, INT32_MIN, INT32_MAX}
+    {0, 0, INT64_MAX, INT64_MAX, INT32_MAX, INT32_MAX, -1000000, 1000000, INT32_MIN, INT32_MAX, 0}
 
 typedef struct datum_archive_writer datum_archive_writer;
 
@@ -228,7 +256,9 @@ int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const c
  * field at least one row, offset[n_fields] == n_rows), field_event,
  * field_section, field_board; per row table, ns_pair, ew_pair, ns_score, date,
  * and adjusted (NULL: all real), ns_team, ew_team, match (NULL: no teams
- * result in the chunk). first_field, first_row and field_date are ignored:
+ * result in the chunk), published_ns, published_ew, published_method (all
+ * three or none; NULL: nothing published in the chunk). first_field,
+ * first_row and field_date are ignored:
  * a field's date is the latest of its rows'.
  * The archive's rules are checked, and a chunk that breaks one is refused
  * whole with DATUM_E_ARG (the writer stays usable): fields strictly increase
@@ -236,7 +266,9 @@ int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const c
  * a field; a pair plays once per field, never against itself; indices are
  * within their dictionaries; values are within the plan; an adjusted result
  * scores 0; a row's teams and match are all -1 or all set, its two teams
- * different. An optional column the plan did not declare must be NULL. */
+ * different; a published figure is finite or NaN, and published_method is
+ * NONE exactly where both are NaN. An optional column the plan did not
+ * declare must be NULL. */
 int datum_archive_writer_append(datum_archive_writer *w, const datum_chunk *c);
 
 /* Stores the true strength of every pair, IMPs per board (a generated

@@ -285,10 +285,10 @@ int io_h5_length(hid_t ds, uint64_t *n)
     return rc;
 }
 
-int io_h5_is_integer(hid_t ds)
+int io_h5_has_class(hid_t ds, H5T_class_t cls)
 {
     hid_t type = H5Dget_type(ds);
-    int rc = type >= 0 ? H5Tget_class(type) == H5T_INTEGER : -1;
+    int rc = type >= 0 ? H5Tget_class(type) == cls : -1;
     H5_CLOSE(type, H5Tclose);
     return rc;
 }

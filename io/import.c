@@ -8,6 +8,7 @@
  */
 #include "io_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -122,6 +123,7 @@ static void dict_free(dict *d)
 /* Rows                                                                     */
 
 #define NO_TEAM UINT32_MAX /* ns_team, ew_team and match of a result outside a teams match */
+#define NO_PUBLISHED UINT32_MAX /* a row without published figures */
 
 typedef struct {
     uint32_t event, section, ns_pair, ew_pair; /* dictionary ids, then ranks */
@@ -129,8 +131,16 @@ typedef struct {
     int32_t board, table, ns_score, date;
     uint32_t file; /* index into the input paths */
     uint8_t adjusted;
+    uint32_t published; /* index into importer.published, or NO_PUBLISHED */
     uint64_t line;
 } row;
+
+/* A row's published figures, kept beside the rows rather than in them so
+ * that a row stays 64 bytes for the imports that have none (CSV). */
+typedef struct {
+    double ns, ew;
+    uint8_t method;
+} published;
 
 typedef struct {
     datum_ctx *ctx;
@@ -140,8 +150,25 @@ typedef struct {
     size_t n_rows, rows_cap;
     uint64_t *offset; /* field f owns rows offset[f] .. offset[f+1]-1 */
     size_t n_fields;
-    int has_adjusted, has_teams;
+    int has_adjusted, has_teams, has_published;
+    published *published; /* in input order */
+    size_t n_published, published_cap;
 } importer;
+
+/* Keeps the published figures of row r (read from a source that has some). */
+static int keep_published(importer *im, row *r, const io_result_row *in)
+{
+    if (im->n_published == NO_PUBLISHED)
+        return datum_ctx_fail(im->ctx, DATUM_E_INPUT, "more than 2^32-1 results with published "
+                                                      "figures");
+    int rc = io_reserve(im->ctx, &im->published, &im->published_cap, im->n_published + 1,
+                        sizeof *im->published);
+    if (rc != DATUM_OK) return rc;
+    im->published[im->n_published] =
+        (published){in->published_ns, in->published_ew, in->published_method};
+    r->published = (uint32_t)im->n_published++;
+    return DATUM_OK;
+}
 
 static int read_file(importer *im, uint32_t file, io_row_source_open open, void *arg)
 {
@@ -150,6 +177,7 @@ static int read_file(importer *im, uint32_t file, io_row_source_open open, void 
     int rc = open(im->ctx, im->paths[file], arg, &src);
     if (rc == DATUM_OK && src.has_adjusted) im->has_adjusted = 1;
     if (rc == DATUM_OK && src.has_teams) im->has_teams = 1;
+    if (rc == DATUM_OK && src.has_published) im->has_published = 1;
     while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) {
         dict *d = im->dict;
         rc = io_reserve(im->ctx, &im->rows, &im->rows_cap, im->n_rows + 1, sizeof *im->rows);
@@ -173,6 +201,8 @@ static int read_file(importer *im, uint32_t file, io_row_source_open open, void 
         r->adjusted = in.adjusted;
         r->file = file;
         r->line = in.line;
+        r->published = NO_PUBLISHED;
+        if (src.has_published && (rc = keep_published(im, r, &in)) != DATUM_OK) break;
         im->n_rows++;
         rc = DATUM_OK;
     }
@@ -199,7 +229,7 @@ static int csv_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *
     int rc = io_results_open(ctx, path, &r);
     if (rc != DATUM_OK) return rc;
     *src = (io_row_source){r, csv_next, csv_close, io_results_has_adjusted(r),
-                           io_results_has_teams(r)};
+                           io_results_has_teams(r), 0};
     return DATUM_OK;
 }
 
@@ -411,7 +441,8 @@ typedef struct {
     uint64_t *offset;
     uint32_t *event, *section;
     int32_t *board, *table, *ns_pair, *ew_pair, *ns_score, *date, *ns_team, *ew_team, *match;
-    uint8_t *adjusted;
+    uint8_t *adjusted, *published_method;
+    double *published_ns, *published_ew;
 } batch;
 
 static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
@@ -421,7 +452,10 @@ static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
     int ok = (b->offset = io_calloc(ctx, rows + 1, sizeof *b->offset)) &&
              (b->event = io_calloc(ctx, rows, sizeof *b->event)) &&
              (b->section = io_calloc(ctx, rows, sizeof *b->section)) &&
-             (b->adjusted = io_calloc(ctx, rows, sizeof *b->adjusted));
+             (b->adjusted = io_calloc(ctx, rows, sizeof *b->adjusted)) &&
+             (b->published_method = io_calloc(ctx, rows, sizeof *b->published_method)) &&
+             (b->published_ns = io_calloc(ctx, rows, sizeof *b->published_ns)) &&
+             (b->published_ew = io_calloc(ctx, rows, sizeof *b->published_ew));
     for (size_t k = 0; ok && k < sizeof row32 / sizeof *row32; k++)
         ok = (*row32[k] = io_calloc(ctx, rows, sizeof **row32[k])) != NULL;
     return ok ? DATUM_OK : DATUM_E_NOMEM;
@@ -431,7 +465,8 @@ static void batch_free(batch *b)
 {
     void *all[] = {b->offset,  b->event,  b->section,  b->board,   b->table,
                    b->ns_pair, b->ew_pair, b->ns_score, b->date,    b->ns_team,
-                   b->ew_team, b->match,   b->adjusted};
+                   b->ew_team, b->match,   b->adjusted, b->published_method,
+                   b->published_ns, b->published_ew};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++) free(all[k]);
 }
 
@@ -458,6 +493,12 @@ static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum
         b->ns_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ns_team;
         b->ew_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ew_team;
         b->match[i] = r->match == NO_TEAM ? -1 : (int32_t)r->match;
+        if (!im->has_published) continue;
+        const published none = {NAN, NAN, DATUM_PUBLISHED_NONE};
+        const published *p = r->published == NO_PUBLISHED ? &none : &im->published[r->published];
+        b->published_ns[i] = p->ns;
+        b->published_ew[i] = p->ew;
+        b->published_method[i] = p->method;
     }
     *c = (datum_chunk){.n_fields = f1 - f0,
                        .n_rows = b->offset[f1 - f0],
@@ -473,7 +514,10 @@ static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum
                        .date = b->date,
                        .ns_team = im->has_teams ? b->ns_team : NULL,
                        .ew_team = im->has_teams ? b->ew_team : NULL,
-                       .match = im->has_teams ? b->match : NULL};
+                       .match = im->has_teams ? b->match : NULL,
+                       .published_ns = im->has_published ? b->published_ns : NULL,
+                       .published_ew = im->has_published ? b->published_ew : NULL,
+                       .published_method = im->has_published ? b->published_method : NULL};
 }
 
 /* The plan of the archive: the exact ranges, hence the narrowest types. */
@@ -483,6 +527,7 @@ static datum_archive_plan exact_plan(const importer *im)
     const row *rows = im->rows;
     p.has_adjusted = im->has_adjusted;
     p.has_teams = im->has_teams;
+    p.has_published = im->has_published;
     p.max_results = im->n_rows;
     p.max_fields = im->n_fields;
     p.max_board = 1;
@@ -546,6 +591,7 @@ int io_import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
     free(im.rows);
     free(im.offset);
+    free(im.published);
     return rc;
 }
 

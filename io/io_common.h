@@ -61,6 +61,10 @@ typedef struct {
     int32_t board, table, ns_score;
     uint8_t adjusted; /* datum_adjusted code; ns_score is 0 when not NONE */
     const char *ns_team, *ew_team, *match; /* non-empty; NULL without the teams columns */
+    /* The figures the scoring program published (NaN: none) and their
+     * datum_published_method; read only from a source with has_published. */
+    double published_ns, published_ew;
+    uint8_t published_method;
 } io_result_row;
 
 /* Opens a results CSV and reads its header. */
@@ -83,7 +87,7 @@ typedef struct {
     void *self;
     int (*next)(void *self, io_result_row *row);
     void (*close)(void *self);
-    int has_adjusted, has_teams;
+    int has_adjusted, has_teams, has_published;
 } io_row_source;
 
 /* Opens path as a source; arg is the one given to io_import_rows. */

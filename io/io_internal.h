@@ -36,6 +36,9 @@ enum {
     IO_R_NS_TEAM, /* the three teams columns: only if has_teams */
     IO_R_EW_TEAM,
     IO_R_MATCH,
+    IO_R_PUBLISHED_NS, /* the three published columns: only if has_published */
+    IO_R_PUBLISHED_EW,
+    IO_R_PUBLISHED_METHOD,
     IO_N_RESULT_COLS
 };
 /* /dict string datasets, in the order of datum_dict; teams and matches only
@@ -48,8 +51,9 @@ extern const io_dataset_desc io_dict_cols[IO_N_DICTS];
 extern const io_dataset_desc io_truth_strength; /* /truth/pair_strength */
 
 /* The C type of a column in a datum_chunk, and the values it may hold:
- * what the writer accepts and the chunk reader lets through. */
-enum { IO_KIND_I32, IO_KIND_U32, IO_KIND_U8, IO_KIND_U64 };
+ * what the writer accepts and the chunk reader lets through. F64 columns
+ * (float64 in the file) have no bounds: any real or NaN. */
+enum { IO_KIND_I32, IO_KIND_U32, IO_KIND_U8, IO_KIND_U64, IO_KIND_F64 };
 typedef struct {
     int kind;
     int64_t lo, hi;
@@ -64,14 +68,14 @@ hid_t io_kind_memtype(int kind);
 size_t io_kind_size(int kind);
 
 /* 1 if an archive with these options has /results column c / dictionary k. */
-int io_has_result_col(int c, int has_adjusted, int has_teams);
+int io_has_result_col(int c, int has_adjusted, int has_teams, int has_published);
 int io_has_dict(int k, int has_teams);
 
 /* The root attributes that sum an archive up. */
 typedef struct {
     uint64_t n_results, n_fields;
     int32_t first_date, last_date;
-    int has_adjusted, has_teams;
+    int has_adjusted, has_teams, has_published;
 } io_archive_summary;
 
 /* Writes the root attributes (format, version, engine version, creation
@@ -153,8 +157,9 @@ void io_h5_free_strings(uint64_t n, char **ptrs);
 hid_t io_h5_open_dataset(hid_t loc, const char *path);
 /* Number of elements of a 1-D dataset; < 0 if it is not 1-D. */
 int io_h5_length(hid_t ds, uint64_t *n);
-/* 1 if the dataset's elements are integers, 0 if not, < 0 on failure. */
-int io_h5_is_integer(hid_t ds);
+/* 1 if the dataset's elements are of class cls (H5T_INTEGER, H5T_FLOAT),
+ * 0 if not, < 0 on failure. */
+int io_h5_has_class(hid_t ds, H5T_class_t cls);
 
 /* Scalar attributes: a UTF-8 string, or an integer stored as `type`. */
 int io_h5_set_str_attr(hid_t obj, const char *name, const char *value);
@@ -196,6 +201,8 @@ typedef struct {
     size_t elem;       /* bytes per element of the file type */
     int shuffle;       /* byte shuffle before deflate */
     int deflate_level; /* 0: no compression */
+    int entropy_only;  /* deflate by Huffman coding alone (huffman.h): for
+                          high-entropy bytes, where LZ77 finds nothing */
 } io_chunked;
 
 /* Fills *c for ds; < 0 if ds is not chunked or has a pipeline we do not
@@ -210,5 +217,27 @@ int io_chunked_write(const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
  * must exist. < 0 on failure (a damaged chunk included). */
 int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, void *data,
                     int threads);
+
+/* Sequential reads of one integer column (chunk_reader.c): whole chunks are
+ * decoded a batch at a time in parallel (io_chunked_read) and kept, so that
+ * consecutive reads decode each chunk once. Zero-initialise; the caller owns
+ * it and releases it with io_window_free. */
+typedef struct {
+    int state;          /* 0: not tried yet; 1: direct; -1: the library's path */
+    io_chunked codec;
+    int is_signed;
+    uint64_t length;    /* elements in the dataset */
+    unsigned char *raw; /* chunks first .. first+count-1, in the file's layout */
+    uint64_t first, count, cap;
+} io_window;
+
+/* Elements first..first+n-1 of ds into out, converted to C type `kind`
+ * (saturating like HDF5), with `threads` threads. [*seen_lo, *seen_hi] is
+ * set to the range of the file values read, or to [INT64_MIN, INT64_MAX]
+ * when the library read them (unknown). < 0 on failure (a damaged chunk, no
+ * memory, a range past the end). */
+int io_window_read(io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
+                   int threads, int64_t *seen_lo, int64_t *seen_hi);
+void io_window_free(io_window *w);
 
 #endif

@@ -156,6 +156,7 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
     if (length > 0 && H5Tequal(type, c->buftype) > 0 && io_chunked_open(c->ds, &c->codec) == 0) {
         c->buf = malloc((size_t)c->codec.chunk * c->codec.elem * BATCH_CHUNKS);
         c->direct = c->buf != NULL; /* without the buffer, the library's path still works */
+        c->codec.entropy_only = c->narrow && c->codec.elem == 1; /* IMPs: ~4 bits of entropy a byte */
     }
     return (int)o->n_cols++;
 }

@@ -663,7 +663,7 @@ static int pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *
         pbn_close(f);
         return rc;
     }
-    *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0};
+    *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0, 0};
     return DATUM_OK;
 }
 

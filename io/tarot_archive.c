@@ -268,7 +268,7 @@ static int read_ints(reader *r, int k, uint64_t n, int64_t lo, int64_t hi)
     hid_t ds = io_h5_open_dataset(r->file, name);
     int rc = DATUM_OK;
     if (ds < 0) rc = damaged(r, "%s is missing", name);
-    else if (io_h5_is_integer(ds) != 1 || io_h5_length(ds, &len) < 0)
+    else if (io_h5_has_class(ds, H5T_INTEGER) != 1 || io_h5_length(ds, &len) < 0)
         rc = damaged(r, "%s is not a 1-D integer dataset", name);
     else if (len != n)
         rc = damaged(r, "%s has %llu elements, expected %llu", name, (unsigned long long)len,

@@ -9,7 +9,9 @@
  * NUMBER" (an individual: "EVENT/SECTION_ID/N<n>+S<s>"); table = the line's
  * rank among the lines of its board in that session and section (USEBIO has
  * no table numbers). Teams (MATCH): team "EVENT/T<n>", match
- * "EVENT/SESSION/R<round>/<team>v<opponent>".
+ * "EVENT/SESSION/R<round>/<team>v<opponent>". The points the scoring
+ * program published per line (NS/EW_*_POINTS) go with the row into the
+ * archive's published columns.
  */
 #include "io_internal.h"
 
@@ -31,9 +33,8 @@ typedef struct {
     char *event, *section, *ns_pair, *ew_pair, *ns_team, *ew_team, *match; /* match: NULL */
     int32_t date, board, table, ns_score;
     uint8_t adjusted;
-    double published_ns, published_ew;
-    char published_kind[TEXT_MAX]; /* e.g. "BUTLER" of NS_BUTLER_POINTS */
-    char event_type[TEXT_MAX];     /* EVENT_TYPE as written */
+    double published_ns, published_ew; /* NaN: none */
+    uint8_t published_method;          /* datum_published_method */
 } urow;
 
 /* The walk's position: what the enclosing elements said. */
@@ -50,15 +51,10 @@ typedef struct {
     const char *path;
     urow *rows;
     size_t n_rows, rows_cap, next;
-    int has_adjusted, has_teams;
+    int has_adjusted, has_teams, has_published;
     int32_t *tables; /* lines seen so far per board of the current session and section */
     size_t tables_cap;
 } usebio_file;
-
-/* What io_import_rows passes to usebio_open: the side CSV, or NULL. */
-typedef struct {
-    datum_csv_writer *published;
-} usebio_arg;
 
 static long line_of(const xmlNode *n) { return n ? xmlGetLineNo(n) : 0; }
 
@@ -155,10 +151,10 @@ static int award(const char *two)
  * tokens (A+, A, A-, A+/A-, ...). */
 static int parse_adjusted(const char *s)
 {
-    /* [NS award][EW award], + = -: the pairs of awards datum has a code for */
-    static const int code[3][3] = {{DATUM_ADJ_AP_AP, -1, DATUM_ADJ_AP_AM},
-                                   {-1, DATUM_ADJ_A_A, -1},
-                                   {DATUM_ADJ_AM_AP, -1, DATUM_ADJ_AM_AM}};
+    /* [NS award][EW award], + = - */
+    static const int code[3][3] = {{DATUM_ADJ_AP_AP, DATUM_ADJ_AP_A, DATUM_ADJ_AP_AM},
+                                   {DATUM_ADJ_A_AP, DATUM_ADJ_A_A, DATUM_ADJ_A_AM},
+                                   {DATUM_ADJ_AM_AP, DATUM_ADJ_AM_A, DATUM_ADJ_AM_AM}};
     char digits[5];
     size_t n = 0;
     if (s[0] != 'A' && s[0] != 'a') return -1;
@@ -248,15 +244,24 @@ static int line_score(usebio_file *f, const xmlNode *n, urow *r)
     return DATUM_OK;
 }
 
-static double points(const char *s)
+/* The scoring method of published points, from their element name's kind
+ * (BUTLER of NS_BUTLER_POINTS), else the EVENT_TYPE; writers spell these
+ * many ways. IMP is tried before MP, which it contains. */
+static uint8_t method_of(const char *kind, const char *event_type)
 {
-    char *end;
-    double v = strtod(s, &end);
-    return *s && !*end && isfinite(v) ? v : NAN;
+    const char *s[2] = {kind, event_type};
+    for (int k = 0; k < 2; k++) {
+        if (strstr(s[k], "BUTLER")) return DATUM_PUBLISHED_BUTLER;
+        if (strstr(s[k], "CROSS") || strstr(s[k], "XIMP")) return DATUM_PUBLISHED_CROSS_IMPS;
+        if (strstr(s[k], "IMP")) return DATUM_PUBLISHED_IMPS;
+        if (strstr(s[k], "MATCH") || strstr(s[k], "MP")) return DATUM_PUBLISHED_MATCHPOINTS;
+    }
+    return DATUM_PUBLISHED_OTHER;
 }
 
-/* The published per-line points: NS_xxx_POINTS / EW_xxx_POINTS. */
-static int line_points(const usebio_file *f, const xmlNode *n, urow *r)
+/* The published per-line points: NS_xxx_POINTS / EW_xxx_POINTS, a decimal
+ * number each (empty: none), and what they are. */
+static int line_points(usebio_file *f, const xmlNode *n, const char *event_type, urow *r)
 {
     char kind[TEXT_MAX], s[TEXT_MAX];
     r->published_ns = r->published_ew = NAN;
@@ -266,9 +271,13 @@ static int line_points(const usebio_file *f, const xmlNode *n, urow *r)
         if (!is_ns && !points_kind((const char *)c->name, "EW_", kind)) continue;
         int rc = text_of(f, c, NULL, s);
         if (rc < 0) return rc;
-        if (is_ns) r->published_ns = points(s);
-        else r->published_ew = points(s);
-        snprintf(r->published_kind, TEXT_MAX, "%s", kind);
+        if (rc == 0) continue;
+        char *end;
+        double v = strtod(s, &end);
+        if (*end || !isfinite(v)) return fail_at(f, c, "not a number: ", s);
+        *(is_ns ? &r->published_ns : &r->published_ew) = v;
+        r->published_method = method_of(kind, event_type);
+        f->has_published = 1;
     }
     return DATUM_OK;
 }
@@ -285,11 +294,10 @@ static int add_line(usebio_file *f, const xmlNode *n, const place *at)
     r->line = (uint64_t)line_of(n);
     r->date = at->date;
     r->board = at->board;
-    memcpy(r->event_type, at->event_type, sizeof r->event_type);
     if ((rc = line_pairs(f, n, ns, ew)) != DATUM_OK) return rc;
     if (strcmp(ns, ew) == 0) return fail_at(f, n, "the NS and EW pairs are the same: ", ns);
     if ((rc = line_score(f, n, r)) != DATUM_OK) return rc;
-    if ((rc = line_points(f, n, r)) != DATUM_OK) return rc;
+    if ((rc = line_points(f, n, at->event_type, r)) != DATUM_OK) return rc;
     /* The table: the line's rank on its board. */
     size_t old_cap = f->tables_cap;
     rc = io_reserve(f->ctx, &f->tables, &f->tables_cap, (size_t)at->board + 1, sizeof *f->tables);
@@ -476,50 +484,16 @@ static int usebio_next(void *self, io_result_row *row)
                            .adjusted = r->adjusted,
                            .ns_team = r->match ? r->ns_team : NULL,
                            .ew_team = r->match ? r->ew_team : NULL,
-                           .match = r->match};
+                           .match = r->match,
+                           .published_ns = r->published_ns,
+                           .published_ew = r->published_ew,
+                           .published_method = r->published_method};
     return 1;
-}
-
-/* The scoring method of an event, from its EVENT_TYPE or the published
- * points' element name; writers spell these many ways. */
-static const char *method_of(const char *event_type, const char *kind)
-{
-    const char *s[2] = {kind, event_type};
-    for (int k = 0; k < 2; k++) {
-        if (strstr(s[k], "BUTLER")) return "butler";
-        if (strstr(s[k], "CROSS") || strstr(s[k], "XIMP")) return "cross_imps";
-        if (strstr(s[k], "MATCH") || strstr(s[k], "MP")) return "matchpoints";
-        if (strstr(s[k], "IMP")) return "imps";
-    }
-    return "";
-}
-
-static void write_published(datum_csv_writer *w, const usebio_file *f)
-{
-    for (size_t i = 0; i < f->n_rows; i++) {
-        const urow *r = &f->rows[i];
-        datum_csv_str(w, r->event);
-        datum_csv_str(w, r->section);
-        datum_csv_int(w, r->board);
-        datum_csv_int(w, r->table);
-        datum_csv_str(w, r->ns_pair);
-        datum_csv_str(w, r->ew_pair);
-        if (r->adjusted) datum_csv_empty(w);
-        else datum_csv_int(w, r->ns_score);
-        datum_csv_str(w, r->adjusted ? datum_adjusted_token(r->adjusted) : "");
-        datum_csv_str(w, r->event_type);
-        datum_csv_str(w, method_of(r->event_type, r->published_kind));
-        datum_csv_real(w, r->published_ns);
-        datum_csv_real(w, r->published_ew);
-        datum_csv_str(w, f->path);
-        datum_csv_int(w, (int64_t)r->line);
-        datum_csv_end_row(w);
-    }
 }
 
 static int usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
 {
-    usebio_arg *a = arg;
+    (void)arg;
     usebio_file *f = io_calloc(ctx, 1, sizeof *f);
     if (!f) return DATUM_E_NOMEM;
     f->ctx = ctx;
@@ -529,32 +503,15 @@ static int usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_sourc
         usebio_close(f);
         return rc;
     }
-    if (a->published) write_published(a->published, f);
-    *src = (io_row_source){f, usebio_next, usebio_close, f->has_adjusted, f->has_teams};
+    *src = (io_row_source){f,           usebio_next,  usebio_close, f->has_adjusted,
+                           f->has_teams, f->has_published};
     return DATUM_OK;
 }
 
 int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                        const char *out_path, const char *published_csv,
-                        const datum_write_options *opt)
+                        const char *out_path, const datum_write_options *opt)
 {
-    usebio_arg a = {NULL};
-    int rc = DATUM_OK;
     xmlInitParser();
     xmlSetGenericErrorFunc(NULL, ignore_xml_message);
-    if (published_csv) {
-        static const char *const header[] = {
-            "event",  "section",    "board",  "table",        "ns_pair",      "ew_pair",
-            "ns_score", "adjusted", "event_type", "method", "published_ns", "published_ew",
-            "file",   "line"};
-        rc = datum_csv_create(ctx, published_csv, &a.published);
-        for (size_t k = 0; rc == DATUM_OK && k < sizeof header / sizeof *header; k++)
-            datum_csv_str(a.published, header[k]);
-        if (rc == DATUM_OK) datum_csv_end_row(a.published);
-    }
-    if (rc == DATUM_OK) rc = io_import_rows(ctx, paths, n_paths, usebio_open, &a, out_path, opt);
-    if (rc == DATUM_OK && a.published && (rc = datum_csv_commit(&a.published)) != DATUM_OK)
-        remove(out_path); /* all or nothing */
-    datum_csv_abort(&a.published);
-    return rc;
+    return io_import_rows(ctx, paths, n_paths, usebio_open, NULL, out_path, opt);
 }

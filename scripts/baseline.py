@@ -77,8 +77,8 @@ def butler(offset, score, adjusted, ns_pair, ew_pair, n_pairs, rule):
     imps = np.where(real, imps, 0).astype(np.float64)
     adj_ns = np.zeros(len(score))  # adjusted awards (A+ 3 / A 0 / A- -3, NS side)
     if adjusted is not None:
-        ns_award = np.array([0, 3, 0, -3, 3, -3, 0, 3, -3], float)
-        ew_award = np.array([0, -3, 0, 3, -3, 3, 0, 3, -3], float)
+        ns_award = np.array([0, 3, 0, -3, 3, -3, 0, 3, -3, 3, 0, -3, 0], float)  # codes 0..12
+        ew_award = np.array([0, -3, 0, 3, -3, 3, 0, 3, -3, 0, 3, 0, -3], float)
         adj_ns = ns_award[adjusted]
         ew_imps = np.where(real, -imps, ew_award[adjusted])
         imps = np.where(real, imps, adj_ns)

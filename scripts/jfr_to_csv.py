@@ -11,15 +11,15 @@ whose contract is `TD` or `ARB` is a director's adjusted result (no score); a pa
 the double-dummy table are not traveller rows (their pair-number cells are not both integers).
 
 Output (docs/cli.md, `datum import`): event,date,section,board,table,ns_pair,ew_pair,ns_score,adjusted
-  - board: the digits at the end of the file name (`impy007.txt` -> 7);
+  - board: the last 3 digits of the file name (`impy007.txt`, `wb130808007.txt` -> 7);
   - table: the row's rank on its page (1, 2, ...): JFR prints no table numbers;
   - ns_pair, ew_pair: `EVENT/N` (`EVENT/SECTION/N` with --section), unique across events;
   - ns_score: the NS column, else minus the EW column;
-  - adjusted (TD/ARB rows only): from the signs of the published NS/EW figures: 0/0 -> `A/A`,
-    +/- -> `A+/A-`, -/+ -> `A-/A+`, +/+ -> `A+/A+`, -/- -> `A-/A-` (the amounts are not kept:
-    pass them as `datum score --adjusted-imps`); a mixed award with one side 0 (JFR gives e.g.
-    1.2/0 when a pair is absent) has no datum code: written as `A/A`, counted in a warning, its
-    real figures kept in --published;
+  - adjusted (TD/ARB rows only): each side's published IMPs above 0 `A+`, at 0 `A`, below
+    `A-`: 0/0 -> `A/A`, +/- -> `A+/A-`, and the mixed 1.2/0 (JFR's award when a pair is
+    absent) -> `A+/A`, ... (the amounts are not kept: pass them as `datum score
+    --adjusted-imps`; --published has them); on a matchpoint page (`%`) around 50%:
+    60/0 -> `A+/A-`;
   - event: --event, else the <title> of the event's ranking page `W-<stem>.html` next to the
     pages (`W-impy.html` for `impyNNN.txt`); date: --date (the pages carry none), default
     1970-01-01; section: --section, default empty.
@@ -30,114 +30,40 @@ event,section,board,table,ns_pair,ew_pair,ns_score,adjusted,published_ns,publish
 
 usage: jfr_to_csv.py [--event E] [--date YYYY-MM-DD] [--section S] [--encoding utf-8]
                      [--published P.csv] -o OUT.csv PAGE [PAGE ...]
-Exit 2 with FILE: message on a page without traveller rows, a bad number or a page that is not
-in the given encoding (KoPS pages are ISO-8859-2: --encoding iso-8859-2).
+Exit 2 with FILE: message on a page without traveller rows (a ranking, a pair's card, a KoPS
+page: ISO-8859-2 and another layout), a bad number or a page that is not in the given encoding;
+exit 1 when an output cannot be written; nothing is written then.
 """
 import argparse
-import csv
 import glob
 import os
 import re
 import sys
-from html.parser import HTMLParser
+
+from traveller_pages import (PageError, award, by_board, convert, integer, lines, number,
+                             output_arguments, read_page)
 
 ADJUSTED_CONTRACTS = ("TD", "ARB")
-MIXED = "A/A"  # the code written for a mixed award (one side 0), see above
-
-
-class Rows(HTMLParser):
-    """Every <tr> as a list of (class, text) cells; nested tables are flattened."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.rows, self.row, self.cell, self.title, self.in_title = [], None, None, "", False
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr":
-            self.row = []
-        elif tag in ("td", "th") and self.row is not None:
-            self.cell = [dict(attrs).get("class", ""), ""]
-        elif tag == "title":
-            self.in_title = True
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self.cell is not None and self.row is not None:
-            self.row.append((self.cell[0], " ".join(self.cell[1].split())))
-            self.cell = None
-        elif tag == "tr" and self.row is not None:
-            self.rows.append(self.row)
-            self.row = None
-        elif tag == "title":
-            self.in_title = False
-
-    def handle_data(self, data):
-        if self.cell is not None:
-            self.cell[1] += data.replace("\xa0", " ")
-        if self.in_title:
-            self.title += data
-
-
-class PageError(Exception):
-    pass
-
-
-def parse_file(path, encoding):
-    with open(path, "rb") as f:
-        raw = f.read()
-    try:
-        text = raw.decode(encoding)
-    except UnicodeDecodeError as e:
-        raise PageError("%s: not %s (byte %d): use --encoding" % (path, encoding, e.start))
-    p = Rows()
-    p.feed(text)
-    p.close()
-    return p
-
-
-def number(s, path, what):
-    """A published figure: IMPs may have decimals (adjusted awards such as 1.2); kept as text."""
-    s = s.strip().replace("\u2212", "-")
-    if not re.fullmatch(r"[+-]?\d+(\.\d+)?", s):
-        raise PageError("%s: %s %r is not a number" % (path, what, s))
-    return s
-
-
-def integer(s, path, what):
-    s = s.strip().replace("\u2212", "-")
-    if not re.fullmatch(r"[+-]?\d+", s):
-        raise PageError("%s: %s %r is not an integer" % (path, what, s))
-    return int(s)
-
-
-def award(ns, ew):
-    sign = lambda v: (v > 0) - (v < 0)
-    code = {(0, 0): "A/A", (1, -1): "A+/A-", (-1, 1): "A-/A+", (1, 1): "A+/A+", (-1, -1): "A-/A-"}
-    key = (sign(ns), sign(ew))
-    return code.get(key)
-
-
-def board_of(path):
-    m = re.search(r"(\d+)$", os.path.splitext(os.path.basename(path))[0])
-    if not m:
-        raise PageError("%s: no board number at the end of the file name" % path)
-    return int(m.group(1))
+BOARD = r"(\d{1,3})$"  # JFR pads the board to 3 digits after the stem, which may end in digits
 
 
 def event_title(path):
     """The <title> of W-<stem>.html beside the page (impy007.txt -> W-impy.html), or None."""
-    stem = re.sub(r"\d+$", "", os.path.splitext(os.path.basename(path))[0])
+    stem = re.sub(BOARD, "", os.path.splitext(os.path.basename(path))[0])
     ranking = os.path.join(os.path.dirname(path), "W-%s.html" % stem)
     if not os.path.exists(ranking):
         return None
-    t = " ".join(parse_file(ranking, "utf-8").title.split())
+    t = " ".join(read_page(ranking, "utf-8").title.split())
     return t or None
 
 
 def travellers(path, encoding):
     """[(ns, ew, ns_score or None, adjusted or '', pub_ns, pub_ew)], board average or None."""
-    rows, average = [], None
-    for cells in parse_file(path, encoding).rows:
+    rows, average, middle = [], None, 0
+    for cells in read_page(path, encoding).rows:
         texts = [t for _, t in cells]
+        if "zapis" in texts and "%" in texts:  # a matchpoint page: 50% is the average
+            middle = 50
         if any("rednia rozdania" in t for t in texts):
             vals = [t for t in texts if re.fullmatch(r"[+-]?\d+", t)]
             if vals:
@@ -152,8 +78,7 @@ def travellers(path, encoding):
         pub_ew = number(texts[-1], path, "published EW")
         contract = texts[3].strip().upper()
         if contract in ADJUSTED_CONTRACTS:
-            adj = award(float(pub_ns), float(pub_ew)) or MIXED
-            rows.append((ns, ew, None, adj, pub_ns, pub_ew))
+            rows.append((ns, ew, None, award(pub_ns, pub_ew, middle), pub_ns, pub_ew))
             continue
         if len(cells) == 10:  # passed out: one score cell spanning both columns, `0`
             rows.append((ns, ew, integer(texts[7], path, "score"), "", pub_ns, pub_ew))
@@ -171,64 +96,43 @@ def travellers(path, encoding):
             raise PageError("%s: pairs %d-%d: no score" % (path, ns, ew))
         rows.append((ns, ew, score, "", pub_ns, pub_ew))
     if not rows:
-        raise PageError("%s: no traveller rows" % path)
+        raise PageError("%s: no traveller rows (not a JFR Pary traveller page?)" % path)
     return rows, average
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("pages", nargs="+", help="impyNNN.txt pages (or a folder: its *NNN.txt)")
-    ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--event")
     ap.add_argument("--date", default="1970-01-01")
     ap.add_argument("--section", default="")
-    ap.add_argument("--encoding", default="utf-8")
-    ap.add_argument("--published")
+    output_arguments(ap, "utf-8")
     a = ap.parse_args(argv)
     if not re.fullmatch(r"\d{4}-\d\d-\d\d", a.date):
         ap.error("--date must be YYYY-MM-DD")
     pages = []
     for p in a.pages:
         pages += sorted(glob.glob(os.path.join(p, "*[0-9].txt"))) if os.path.isdir(p) else [p]
-    try:
+
+    def read():
+        if not pages:
+            raise PageError("%s: no *NNN.txt pages in it" % a.pages[0])
         event = a.event or event_title(pages[0])
         if not event:
             raise PageError("%s: no W-*.html title beside it: give --event" % pages[0])
         prefix = event + "/" + (a.section + "/" if a.section else "")
-        out, pub, seen, mixed = [], [], {}, 0
-        for path in pages:
-            board = board_of(path)
-            if board in seen:
-                raise PageError("%s: board %d already read from %s" % (path, board, seen[board]))
-            seen[board] = path
+        out, pub = [], []
+        for board, path in by_board(pages, BOARD):
             rows, average = travellers(path, a.encoding)
             for table, (ns, ew, score, adj, pns, pew) in enumerate(rows, 1):
-                if adj and (float(pns) == 0) != (float(pew) == 0):
-                    mixed += 1
-                key = [event, a.section, board, table, prefix + str(ns), prefix + str(ew)]
-                s = "" if score is None else score
-                out.append([event, a.date, a.section, board, table, key[4], key[5], s, adj])
-                pub.append(key + [s, adj, pns, pew, "" if average is None else average, path])
-    except (PageError, OSError) as e:
-        print("jfr_to_csv: %s" % e, file=sys.stderr)
-        return 2
-    with open(a.output, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["event", "date", "section", "board", "table", "ns_pair", "ew_pair", "ns_score",
-                    "adjusted"])
-        w.writerows(out)
-    if a.published:
-        with open(a.published, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(["event", "section", "board", "table", "ns_pair", "ew_pair", "ns_score",
-                        "adjusted", "published_ns", "published_ew", "published_datum", "file"])
-            w.writerows(pub)
-    if mixed:
-        print("jfr_to_csv: warning: %d adjusted rows with a mixed award (one side 0) written as %s"
-              % (mixed, MIXED), file=sys.stderr)
-    print("jfr_to_csv: %d pages, %d rows (%d adjusted) -> %s"
-          % (len(pages), len(out), sum(1 for r in out if r[8]), a.output), file=sys.stderr)
-    return 0
+                o, p = lines(event, a.date, a.section, board, table, prefix + str(ns),
+                             prefix + str(ew), score, adj, pns, pew, average, path)
+                out.append(o)
+                pub.append(p)
+        adjusted = sum(1 for r in out if r[8])
+        return out, pub, "%d pages, %d rows (%d adjusted)" % (len(pages), len(out), adjusted)
+
+    return convert("jfr_to_csv", a, read)
 
 
 if __name__ == "__main__":

@@ -98,9 +98,10 @@ def random_section(rng, event, date, section, tables=None, boards=None):
 
 
 def adjusted_only_fields():
-    """A small event of fields of 1 to 4 tables with adjusted rows only, using every token."""
-    tables = [(b, t) for b in (1, 2, 3, 4) for t in range(1, b + 1)]
+    """A small event of fields of 1 to 5 tables with adjusted rows only, using every token."""
+    tables = [(b, t) for b in (1, 2, 3, 4, 5) for t in range(1, b + 1)]
     tokens = ref.ADJUSTED_TOKENS
+    assert len(tables) >= len(tokens)
     return [ref.Row("Adjusted only", "2024-02-29", "A", b, t, f"adj-{b}-{t}n", f"adj-{b}-{t}e",
                     None, tokens[i % len(tokens)]) for i, (b, t) in enumerate(tables)]
 

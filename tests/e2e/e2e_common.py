@@ -193,8 +193,8 @@ def check_pairs(ck: Checker, path, totals, with_raw: bool) -> dict:
 
 def check_butler_invariants(ck: Checker, got: dict, pairs: dict, adjusted_imps, exact) -> None:
     """From the program's own output: NS + EW = 0 at every real table; per field, the IMPs of all
-    its pairs sum to 0 once the adjusted rows' own imbalance (A+/A+, A-/A-) is taken out; the pairs
-    file adds up the results file."""
+    its pairs sum to 0 once the adjusted rows' own imbalance (A+/A+, A+/A, ...) is taken out; the
+    pairs file adds up the results file."""
     def contributions(key, rec):
         ns = float(rec["ns_imps"])
         ew = float(rec["ew_imps"]) if "ew_imps" in rec else -ns
@@ -279,3 +279,51 @@ def program_args(default_source):
     ap.add_argument("--source", default=default_source)
     a, rest = ap.parse_known_args()
     return Program(a.datum), a.source, [sys.argv[0]] + rest
+
+
+# ---------------------------------------------------------------------------------------------
+# Tests of the converters of other programs' pages (test_jfr.py, test_realbridge.py)
+
+FAILURES = []
+
+
+def check(cond, what) -> None:
+    """Records a failed check, and prints it, without stopping the test."""
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def run_text(*args) -> tuple:
+    """(exit status, stdout, stderr) of a command."""
+    p = subprocess.run(list(args), capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    return p.returncode, p.stdout, p.stderr
+
+
+def converter_test(converter, synthetic, folder, real, *more) -> int:
+    """main() of a converter's test, run as `TEST --datum PATH --source DIR --data DIR` (DIR:
+    the shared datasets/real folder): synthetic(tmp, script), then real(tmp, datum, script,
+    DIR/folder) unless that folder is absent (skipped with a message), then each of
+    more(tmp, datum, script, DIR); script = DIR/scripts/converter. Returns the exit status."""
+    import argparse
+    import tempfile
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datum", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--data", required=True)
+    a = ap.parse_args()
+    script = os.path.join(a.source, "scripts", converter)
+    with tempfile.TemporaryDirectory() as tmp:
+        synthetic(tmp, script)
+        where = os.path.join(a.data, folder)
+        if os.path.isdir(where):
+            real(tmp, a.datum, script, where)
+        else:
+            print("skipped: %s absent (clone ../shared beside the source tree)" % where)
+        for f in more:
+            f(tmp, a.datum, script, a.data)
+    if FAILURES:
+        print("%d failure(s)" % len(FAILURES))
+        return 1
+    print("ok")
+    return 0

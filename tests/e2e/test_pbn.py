@@ -2,8 +2,9 @@
 directory) with given, computed, `-`/`?` and adjusted scores, suspect scores (a warning, an error
 with --strict), malformed files (exit 2, FILE:LINE, no archive left), and the real BridgeWebs
 hands.pbn, whose computed scores must equal the SCORE values of its USEBIO twin (usebio.xml, read
-here with xml.etree, independently of the C readers). The real files are skipped cleanly when
---real is absent."""
+here with xml.etree, independently of the C readers); PbnTools' conversions imported; and BBO's
+Sky Club IMP pairs, whose published IMPs (read here from its HTML travellers) `datum cross`
+reproduces. The real files are skipped cleanly when --real is absent."""
 import argparse
 import csv
 import io
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from fractions import Fraction
 
 FAILURES = []
 
@@ -186,6 +188,57 @@ def pbntools(datum, tmp, root):
               "warnings)" in p.stdout, f"{path}: {p.returncode} {p.stdout!r} {p.stderr!r}")
 
 
+def bbo_imp_pairs(datum, tmp, root):
+    """BBO's "SKY CLUB JACKPOT 2000", an IMP pairs tourney: its PbnTools .pbn imported and scored
+    with `datum cross`, every line's published IMPs (the travellers' "Score", read here from the
+    HTML pages, boards from the tourney page's links) equal to ns_avg rounded to 0.01, and every
+    "Points" to the computed score (docs/peers.md, "BBO IMP pairs"). The two adjusted lines
+    (`A==`, 0.00) have no contract in the .pbn, hence no result: counted, not compared."""
+    import glob
+    import html
+    import re
+    here = os.path.join(root, "pbntools-bbo-online-pairs", "test_6_bbo_skyclub_20130810")
+    pages = os.path.join(here, "SKY_CLUB_2196_Pairs_SKY_CLUB_JACKPOT_2000")
+    if not os.path.isdir(pages):
+        print("SKIP: no BBO Sky Club pages under", root)
+        return
+    text = lambda c: " ".join(html.unescape(re.sub(r"<[^>]*>", "", c)).split())
+    tourney = open(glob.glob(os.path.join(pages, "hands.php@tourney=*.html"))[0],
+                   encoding="utf-8").read()
+    boards = {t: int(b) for t, b in re.findall(r'traveller=([\d-]+)\.html">Board (\d+) traveller',
+                                               tourney)}
+    published, adjusted = {}, 0
+    for t, board in boards.items():
+        page = open(os.path.join(pages, "hands.php@traveller=%s.html" % t), encoding="utf-8").read()
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S):
+            c = [text(x) for x in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            if len(c) < 9 or not c[0].isdigit():
+                continue
+            if c[6] == "A==":
+                adjusted += c[8] == "0.00"
+                continue
+            key = (board, "%s & %s" % (c[2], c[3]), "%s & %s" % (c[4], c[5]))
+            published[key] = (int(c[7]), Fraction(c[8]))
+    pbn = os.path.join(here, "sky_club_2196_pairs_sky_club_jackpot_2000.pbn")
+    out = os.path.join(tmp, "sky.h5")
+    p = run(datum, "import", "--format", "pbn", pbn, "-o", out, "--strict")
+    check(p.returncode == 0, f"{pbn}: {p.stderr!r}")
+    if p.returncode:
+        return
+    p = run(datum, "cross", out, "--results", "-")
+    got = {(int(r["board"]), r["ns_pair"].split("/", 1)[1], r["ew_pair"].split("/", 1)[1]):
+           (int(r["ns_score"]), Fraction(r["ns_avg"]))
+           for r in csv.DictReader(io.StringIO(p.stdout))}
+    # Published to 0.01; with 3 or 4 results a board the averages are thirds or halves, so no
+    # exact half of a hundredth arises and "within 0.005" is "rounded to 0.01".
+    same = sum(k in got and got[k][0] == score and abs(got[k][1] - imps) < Fraction(1, 200)
+               for k, (score, imps) in published.items())
+    print(f"BBO Sky Club IMP pairs: {same} of {len(published)} lines, {adjusted} adjusted A==")
+    check(len(boards) == 11 and len(published) == 42 and same == 42 and adjusted == 2,
+          f"BBO Sky Club: {same} of {len(published)} lines reproduced, {adjusted} adjusted; "
+          f"datum {sorted(got.items())[:3]}, published {sorted(published.items())[:3]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--datum", required=True)
@@ -196,6 +249,7 @@ def main():
         if a.real:
             real(a.datum, tmp, a.real)
             pbntools(a.datum, tmp, a.real)
+            bbo_imp_pairs(a.datum, tmp, a.real)
     if FAILURES:
         print(f"{len(FAILURES)} failure(s)")
         return 1

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """`datum import --format usebio` end to end: every USEBIO file of ../shared/datasets/real
 imported, its counts (results, adjusted results, board fields, pairs, events) checked against
-the XML read independently with xml.etree; the --published side CSV against the XML's
-NS/EW_*_POINTS; a truncated file, a missing element, a non-USEBIO root and a bad SCORE refused
-with FILE:LINE, exit 2 and nothing left behind; `datum score` run on an imported Butler file; the
-published Butler and cross-IMP figures of six files reproduced line by line (docs/peers.md).
+the XML read independently with xml.etree; the published points kept in the archive (through
+`--compare-published`'s published_ns column) against the XML's NS_*_POINTS, line by line; a
+truncated file, a missing element, a non-USEBIO root, a bad SCORE and points that are not a
+number refused with FILE:LINE, exit 2 and nothing left behind; `datum score` run on an imported
+Butler file; the published Butler and cross-IMP figures of six files reproduced line by line
+(docs/peers.md), the counts `--compare-published` prints checked against the same comparison
+done here from the XML.
 
 usage: test_usebio.py --datum PATH --data DIR  (DIR = the shared datasets/real folder; absent:
 the real-file checks are skipped with a message, the error-path checks still run)
@@ -74,17 +77,70 @@ def expected_counts(path):
 
 
 def published_points(path):
-    """(NS points, EW points) of every TRAVELLER_LINE, in document order (None if absent)."""
-    out = []
-    for line in ET.parse(path).getroot().iter("TRAVELLER_LINE"):
-        ns = ew = None
-        for c in line:
-            if re.fullmatch(r"NS_.+_POINTS", c.tag):
-                ns = float(c.text)
-            elif re.fullmatch(r"EW_.+_POINTS", c.tag):
-                ew = float(c.text)
-        out.append((ns, ew))
+    """{(event, section, board, table): NS points (None if absent)} of every TRAVELLER_LINE, the
+    key named as docs/cli.md "USEBIO" says: event "DESCRIPTION YYYY-MM-DD", section
+    "SESSION/SECTION" ("1", "-" when absent), table the line's rank on its board, counted afresh
+    at each EVENT, SESSION and SECTION."""
+    out, ranks = {}, {}
+
+    def attr_or_child(node, name):
+        return (node.get(name) or node.findtext(name) or "").strip()
+
+    def walk(node, event, session, section, board):
+        tag = node.tag
+        if tag == "EVENT":
+            name = attr_or_child(node, "EVENT_DESCRIPTION") or attr_or_child(node, "TITLE")
+            date = node.findtext("DATE").strip()
+            if "/" in date:
+                d, m, y = date.split("/")
+                date = "%s-%02d-%02d" % (y, int(m), int(d))
+            event, session, section = "%s %s" % (name, date), "", ""
+            ranks.clear()
+        elif tag == "SESSION":
+            session = attr_or_child(node, "SESSION_ID")
+            ranks.clear()
+        elif tag == "SECTION":
+            section = attr_or_child(node, "SECTION_ID")
+            ranks.clear()
+        elif tag == "BOARD":
+            board = int(node.findtext("BOARD_NUMBER"))
+        elif tag == "TRAVELLER_LINE":
+            ranks[board] = ranks.get(board, 0) + 1
+            ns = [float(c.text) for c in node if re.fullmatch(r"NS_.+_POINTS", c.tag)]
+            key = (event, "%s/%s" % (session or "1", section or "-"), board, ranks[board])
+            out[key] = ns[0] if ns else None
+            return
+        for c in node:
+            walk(c, event, session, section, board)
+
+    walk(ET.parse(path).getroot(), None, "", "", None)
     return out
+
+
+AGREE = re.compile(r"^published: (\d+) of (\d+) lines agree \(tolerance 0\.005\)$", re.M)
+
+
+def compare(datum, command, archive, xml, column, tmp, *options):
+    """Runs `datum COMMAND ARCHIVE --compare-published --results R.csv`; returns the counts it
+    printed (agree, compared), the same counts computed here from the XML's NS points and the
+    results' COLUMN (tolerance 0.005), and whether every published_ns of the results is the
+    XML's (score: one row per line); None if datum failed."""
+    res = os.path.join(tmp, "compare.csv")
+    rc, so, se = run(datum, command, archive, *options, "--compare-published", "--results", res)
+    m = AGREE.search(se)
+    check(rc == 0 and m is not None, "%s %s --compare-published: %d %s" % (command, xml, rc, se))
+    if rc != 0 or m is None:
+        return None
+    key = lambda r: (r["event"], r["section"], int(r["board"]), int(r["table"]))
+    with open(res, newline="", encoding="utf-8") as f:
+        rows = {key(r): r for r in csv.DictReader(f)}
+    published = published_points(xml)
+    kept = all((float(r["published_ns"]) if r["published_ns"] else None) == published.get(k)
+               for k, r in rows.items()) and (command != "score" or len(rows) == len(published))
+    lines = [(p, rows[k][column] if k in rows else "") for k, p in published.items()
+             if p is not None]
+    agree = sum(c != "" and abs(float(c) - p) <= 0.005 + 1e-9 for p, c in lines)
+    return (int(m.group(1)), int(m.group(2))), (agree, len(lines)), kept
 
 
 def info_counts(text):
@@ -100,8 +156,8 @@ def real_files(datum, data, tmp):
     files = sorted(glob.glob(os.path.join(data, "usebio-*", "**", "*.xml"), recursive=True))
     check(len(files) >= 20, "expected the 23 USEBIO files, found %d" % len(files))
     for path in files:
-        out, pub = os.path.join(tmp, "a.h5"), os.path.join(tmp, "p.csv")
-        rc, so, se = run(datum, "import", "--format", "usebio", path, "-o", out, "--published", pub)
+        out = os.path.join(tmp, "a.h5")
+        rc, so, se = run(datum, "import", "--format", "usebio", path, "-o", out)
         check(rc == 0, "%s: import failed: %s" % (path, se.strip()))
         if rc != 0:
             continue
@@ -109,19 +165,10 @@ def real_files(datum, data, tmp):
         got, want = info_counts(so), expected_counts(path)
         check(got == want, "%s: (results, adjusted, fields, pairs, events) %s, XML %s"
               % (path, got, want))
-        with open(pub, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-        points = published_points(path)
-        check(len(rows) == len(points),
-              "%s: %d published rows, %d lines" % (path, len(rows), len(points)))
-        for r, (ns, ew) in zip(rows, points):
-            got = (float(r["published_ns"]) if r["published_ns"] else None,
-                   float(r["published_ew"]) if r["published_ew"] else None)
-            if got != (ns, ew):
-                check(False, "%s line %s: published %s, XML %s" % (path, r["line"], got, (ns, ew)))
-                break
+        # Every line's published NS points, kept in the archive, come back in --results.
+        got = compare(datum, "score", out, path, "ns_imps", tmp, "--datum", "mean")
+        check(got is not None and got[2], "%s: published_ns differs from the XML" % path)
         os.remove(out)
-        os.remove(pub)
     # Several files in one archive: events stay apart.
     two = [os.path.join(data, "usebio-abftech-cobalt", n)
            for n in ("butler_howell.xml", "butler_mitchell.xml")]
@@ -147,47 +194,36 @@ def real_files(datum, data, tmp):
             rows = list(csv.DictReader(f))
         check(len(rows) == 140, "score: %d result rows, not 140" % len(rows))
     # Compscore3's published Butler IMPs, every line (the adjusted A5050 too, A/A = 0), with the
-    # settings of docs/peers.md: drop the top and bottom score, mean, rounded to 10 (halves away).
-    for name, n in (("butler_howell.xml", 140), ("butler_mitchell.xml", 245)):
-        xml = os.path.join(data, "usebio-abftech-cobalt", name)
-        out, pub, res = (os.path.join(tmp, "cs3" + e) for e in (".h5", ".csv", "_res.csv"))
-        rc, so, se = run(datum, "import", "--format", "usebio", xml, "-o", out, "--published", pub)
-        check(rc == 0, "%s: %s" % (name, se))
-        rc, so, se = run(datum, "score", out, "--datum", "mean", "--trim", "1", "--round", "away",
-                         "--round-unit", "10", "--results", res)
-        check(rc == 0, "%s: score: %s" % (name, se))
-        if rc != 0:
-            continue
-        key = lambda r: (r["event"], r["section"], r["board"], r["table"])
-        with open(pub, newline="", encoding="utf-8") as f:
-            published = {key(r): float(r["published_ns"]) for r in csv.DictReader(f)}
-        with open(res, newline="", encoding="utf-8") as f:
-            scored = {key(r): float(r["ns_imps"]) for r in csv.DictReader(f)}
-        same = sum(scored.get(k) == v for k, v in published.items())
-        check(len(published) == n and same == n,
-              "%s: %d of %d published Butler lines reproduced" % (name, same, len(published)))
-    # Published cross-IMPs (Compscore3, Pianola, TeamsScorer, EBUScoreTeams): `datum cross`
-    # (every other result of the field, divided by n-1) rounded to 0.01, every line.
-    for rel, n in (("usebio-abftech-cobalt/cross_imp_howell.xml", 108),
-                   ("usebio-ukbridge-club-website/test-payloads/cross-imp-pairs/usebio.xml", 192),
-                   ("usebio-ukbridge-club-website/public-usebio/multiple-teams.xml", 240),
-                   ("usebio-ukbridge-club-website/public-usebio/point-a-board-teams.xml", 336)):
-        out, pub, res = (os.path.join(tmp, "xi" + e) for e in (".h5", ".csv", "_res.csv"))
-        rc, so, se = run(datum, "import", "--format", "usebio", os.path.join(data, rel), "-o", out,
-                         "--published", pub)
+    # settings of docs/peers.md: drop the top and bottom score, mean, rounded to 10 (halves away);
+    # then the published cross-IMPs (Compscore3, Pianola, TeamsScorer, EBUScoreTeams) with
+    # `datum cross` (every other result of the field, divided by n-1), published to 0.01. The
+    # counts --compare-published prints are the ones found here from the XML: all lines agree.
+    butler = ("score", "ns_imps", "--datum", "mean", "--trim", "1", "--round", "away",
+              "--round-unit", "10")
+    total = {"score": [0, 0], "cross": [0, 0]}
+    for rel, n, how in (("usebio-abftech-cobalt/butler_howell.xml", 140, butler),
+                        ("usebio-abftech-cobalt/butler_mitchell.xml", 245, butler),
+                        ("usebio-abftech-cobalt/cross_imp_howell.xml", 108, ("cross", "ns_avg")),
+                        ("usebio-ukbridge-club-website/test-payloads/cross-imp-pairs/usebio.xml",
+                         192, ("cross", "ns_avg")),
+                        ("usebio-ukbridge-club-website/public-usebio/multiple-teams.xml", 240,
+                         ("cross", "ns_avg")),
+                        ("usebio-ukbridge-club-website/public-usebio/point-a-board-teams.xml", 336,
+                         ("cross", "ns_avg"))):
+        xml, out = os.path.join(data, rel), os.path.join(tmp, "peer.h5")
+        rc, so, se = run(datum, "import", "--format", "usebio", xml, "-o", out)
         check(rc == 0, "%s: %s" % (rel, se))
-        rc, so, se = run(datum, "cross", out, "--results", res)
-        check(rc == 0, "%s: cross: %s" % (rel, se))
-        if rc != 0:
+        got = compare(datum, how[0], out, xml, how[1], tmp, *how[2:]) if rc == 0 else None
+        if got is None:
             continue
-        key = lambda r: (r["event"], r["section"], r["board"], r["table"])
-        with open(pub, newline="", encoding="utf-8") as f:
-            published = {key(r): float(r["published_ns"]) for r in csv.DictReader(f)}
-        with open(res, newline="", encoding="utf-8") as f:
-            scored = {key(r): round(float(r["ns_avg"]), 2) for r in csv.DictReader(f)}
-        same = sum(scored.get(k) == v for k, v in published.items())
-        check(len(published) == n and same == n,
-              "%s: %d of %d published cross-IMP lines reproduced" % (rel, same, len(published)))
+        printed, here, kept = got
+        check(printed == here == (n, n) and kept,
+              "%s: datum says %s of the published lines agree, the XML %s, expected %d of %d"
+              % (rel, printed, here, n, n))
+        total[how[0]][0] += printed[0]
+        total[how[0]][1] += printed[1]
+    check(total == {"score": [385, 385], "cross": [876, 876]},
+          "published lines reproduced (agree, compared): %s" % total)
 
 
 def error_paths(datum, tmp):
@@ -236,35 +272,55 @@ def error_paths(datum, tmp):
         # A conversion failure: libxml2's own "encoding error" lines must not reach stderr.
         ("badencoding", b'<?xml version="1.0" encoding="SHIFT_JIS"?>\n<USEBIO>\x81\x20\xff\xff</USEBIO>\n',
          r"\Adatum: \S*badencoding\.xml:\d+: malformed XML: [^\n]*\n\Z"),
+        ("badpoints", good.replace(">1.5<", ">1.5 IMPs<"),
+         r"badpoints\.xml:12: NS_BUTLER_POINTS: not a number: 1\.5 IMPs"),
     ]
     for name, text, pattern in cases:
         path = os.path.join(tmp, name + ".xml")
         with open(path, "wb") as f:
             f.write(text if isinstance(text, bytes) else text.encode())
-        out, pub = os.path.join(tmp, name + ".h5"), os.path.join(tmp, name + ".csv")
-        rc, so, se = run(datum, "import", "--format", "usebio", path, "-o", out, "--published", pub)
+        out = os.path.join(tmp, name + ".h5")
+        rc, so, se = run(datum, "import", "--format", "usebio", path, "-o", out)
         check(rc == 2, "%s: exit %d, not 2 (%s)" % (name, rc, se.strip()))
         check(re.search(pattern, se) is not None,
               "%s: message %r does not match %r" % (name, se.strip(), pattern))
-        left = [f for f in os.listdir(tmp) if f.startswith((name + ".h5", name + ".csv"))]
+        left = [f for f in os.listdir(tmp) if f.startswith(name + ".h5")]
         check(not left, "%s: left behind %s" % (name, left))
-    # The good file: one adjusted line (A6040 = A+/A-), published points kept.
+    # The good file: one adjusted line (A6040 = A+/A-), published points kept: the first line's
+    # 1.5 differs from datum's 0 IMPs (the only real score is the datum), the second has none.
     path = os.path.join(tmp, "good.xml")
     with open(path, "w", encoding="utf-8") as f:
         f.write(good)
-    out, pub = os.path.join(tmp, "good.h5"), os.path.join(tmp, "good.csv")
-    rc, so, se = run(datum, "import", "--format", "usebio", path, "-o", out, "--published", pub)
+    out, res = os.path.join(tmp, "good.h5"), os.path.join(tmp, "good.csv")
+    rc, so, se = run(datum, "import", "--format", "usebio", path, "-o", out)
     check(rc == 0 and "imported 2 results" in so, "good: %d %s %s" % (rc, so, se))
     if rc == 0:
         rc, so, se = run(datum, "info", out)
-        check("(1 adjusted)" in so, "good: info %s" % so)
-        with open(pub, newline="", encoding="utf-8") as f:
+        check("(1 adjusted)" in so and "\npublished " in so, "good: info %s" % so)
+        rc, so, se = run(datum, "score", out, "--datum", "mean", "--compare-published",
+                         "--results", res)
+        want = ('published: 0 of 1 lines agree (tolerance 0.005)\n'
+                'published: first disagreements (event, section, board, table, published, '
+                'computed):\n'
+                'published:   "Test 2026-03-09", "1/-", 1, 1, 1.5, 0\n')
+        check(rc == 0 and se == want, "good: --compare-published %d %r" % (rc, se))
+        with open(res, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
-        got = [(r["ns_pair"], r["ns_score"], r["adjusted"], r["method"], r["published_ns"])
-               for r in rows]
-        want = [("Test 2026-03-09/-/1", "420", "", "butler", "1.5"),
-                ("Test 2026-03-09/-/3", "", "A+/A-", "butler", "")]
+        got = [(r["ns_pair"], r["ns_score"], r["adjusted"], r["published_ns"]) for r in rows]
+        want = [("Test 2026-03-09/-/1", "420", "", "1.5"),
+                ("Test 2026-03-09/-/3", "", "A+/A-", "")]
         check(got == want, "good: published %s" % rows)
+    # Without any published points: --compare-published is an error (exit 2), nothing written.
+    path = os.path.join(tmp, "nopoints.xml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(good.replace("<NS_BUTLER_POINTS>1.5</NS_BUTLER_POINTS>", ""))
+    out, res = os.path.join(tmp, "nopoints.h5"), os.path.join(tmp, "nopoints.csv")
+    rc, so, se = run(datum, "import", "--format", "usebio", path, "-o", out)
+    check(rc == 0 and "\npublished " not in run(datum, "info", out)[1],
+          "nopoints: import %d %s" % (rc, se))
+    rc, so, se = run(datum, "cross", out, "--compare-published", "--results", res)
+    check(rc == 2 and "nopoints.h5: no published figures" in se and not os.path.exists(res),
+          "nopoints: --compare-published %d %s" % (rc, se))
     # A missing file: exit 2 (an input error) with its name.
     rc, so, se = run(datum, "import", "--format", "usebio", os.path.join(tmp, "none.xml"),
                      "-o", out + "x")

@@ -72,9 +72,11 @@ static void test_seed003_bastille_imps(void **state)
 
 static void test_adjusted_tokens_and_awards(void **state)
 {
-    const char *tokens[] = {"", "A+", "A", "A-", "A+/A-", "A-/A+", "A/A", "A+/A+", "A-/A-"};
-    const double ns_expect[] = {0, 3, 0, -3, 3, -3, 0, 3, -3};
-    const double ew_expect[] = {0, -3, 0, 3, -3, 3, 0, 3, -3};
+    const char *tokens[] = {"",      "A+",    "A",     "A-",   "A+/A-", "A-/A+", "A/A",
+                            "A+/A+", "A-/A-", "A+/A", "A/A+", "A-/A",  "A/A-"};
+    const double ns_expect[] = {0, 3, 0, -3, 3, -3, 0, 3, -3, 3, 0, -3, 0};
+    const double ew_expect[] = {0, -3, 0, 3, -3, 3, 0, 3, -3, 0, 3, 0, -3};
+    assert_int_equal(DATUM_ADJ_COUNT, sizeof tokens / sizeof *tokens);
     for (int code = 1; code < DATUM_ADJ_COUNT; code++) {
         assert_int_equal(datum_adjusted_parse(tokens[code], strlen(tokens[code])), code);
         assert_string_equal(datum_adjusted_token(code), tokens[code]);
@@ -85,6 +87,8 @@ static void test_adjusted_tokens_and_awards(void **state)
     assert_int_equal(datum_adjusted_parse("", 0), DATUM_ADJ_NONE);
     assert_int_equal(datum_adjusted_parse("A++", 3), -1);
     assert_int_equal(datum_adjusted_parse("a+", 2), -1);
+    assert_int_equal(datum_adjusted_parse("A+/", 3), -1);
+    assert_int_equal(datum_adjusted_parse("A/A/A", 5), -1);
 }
 
 /* Adjusted rows take no part in the datum and get the fixed award. */

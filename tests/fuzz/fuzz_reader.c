@@ -69,11 +69,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ensure_dir();
-    char in_path[384], out_path[384], pub_path[384];
+    char in_path[384], out_path[384];
     unsigned long n = g_seq++;
     snprintf(in_path, sizeof in_path, "%s/in-%lu" FUZZ_EXT, g_dir, n);
     snprintf(out_path, sizeof out_path, "%s/out-%lu.h5", g_dir, n);
-    snprintf(pub_path, sizeof pub_path, "%s/pub-%lu.csv", g_dir, n);
 
     FILE *f = fopen(in_path, "wb");
     if (!f) abort();
@@ -88,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #if defined(FUZZ_READER_CSV)
     g_last_rc = datum_import_csv(ctx, paths, 1, out_path, &wo);
 #elif defined(FUZZ_READER_USEBIO)
-    g_last_rc = datum_import_usebio(ctx, paths, 1, out_path, pub_path, &wo);
+    g_last_rc = datum_import_usebio(ctx, paths, 1, out_path, &wo);
 #else
     datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
     po.warn = quiet_warning;
@@ -97,7 +96,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     datum_ctx_free(&ctx);
     remove(in_path);
     remove(out_path);
-    remove(pub_path);
     return 0;
 }
 

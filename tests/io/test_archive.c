@@ -155,26 +155,31 @@ static void test_cut_archive(void **state)
     }
 }
 
+/* Opening a copy of the good archive whose integer attribute name is value
+ * fails with DATUM_E_FORMAT and message. */
+static void expect_attr_refused(const char *path, const char *name, int64_t value,
+                                const char *message)
+{
+    hid_t f = edit_copy(path);
+    set_int_attr(f, name, value);
+    H5Fclose(f);
+    expect_open_error(path, DATUM_E_FORMAT, message);
+}
+
 static void test_version_and_attributes(void **state)
 {
-    hid_t f = edit_copy("v2.h5");
-    set_int_attr(f, "format_version", 2);
-    H5Fclose(f);
-    expect_open_error(
-        "v2.h5", DATUM_E_FORMAT,
+    expect_attr_refused(
+        "v2.h5", "format_version", 2,
         "v2.h5: archive format version 2 is not supported (this datum reads version 1)");
 
-    f = edit_copy("noversion.h5");
+    hid_t f = edit_copy("noversion.h5");
     assert_true(H5Adelete(f, "format_version") >= 0);
     H5Fclose(f);
     expect_open_error("noversion.h5", DATUM_E_FORMAT,
                       "noversion.h5: damaged archive: no format_version attribute");
 
-    f = edit_copy("count.h5");
-    set_int_attr(f, "n_results", 13);
-    H5Fclose(f);
-    expect_open_error("count.h5", DATUM_E_FORMAT,
-                      "count.h5: damaged archive: results/table has 12 elements, expected 13");
+    expect_attr_refused("count.h5", "n_results", 13,
+                        "count.h5: damaged archive: results/table has 12 elements, expected 13");
 
     f = edit_copy("other.h5");
     assert_true(H5Adelete(f, "format") >= 0);
@@ -227,6 +232,22 @@ static void test_bad_datasets(void **state)
     H5Fclose(f);
     expect_open_error("first.h5", DATUM_E_FORMAT,
                       "first.h5: damaged archive: fields/offset[0] is 1, not 0");
+
+    /* has_published promises the published columns: reals, one per result. */
+    expect_attr_refused("nopub.h5", "has_published", 1,
+                        "nopub.h5: damaged archive: results/published_ns is missing");
+    f = edit_copy("intpub.h5");
+    set_int_attr(f, "has_published", 1);
+    n = 12;
+    space = H5Screate_simple(1, &n, NULL);
+    H5Dclose(H5Dcreate2(f, "results/published_ns", H5T_STD_I8LE, space, H5P_DEFAULT,
+                        H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(space);
+    H5Fclose(f);
+    expect_open_error("intpub.h5", DATUM_E_FORMAT,
+                      "intpub.h5: damaged archive: results/published_ns is not a 1-D real dataset");
+    expect_attr_refused("pub2.h5", "has_published", 2,
+                        "pub2.h5: damaged archive: a summary attribute is out of range");
 }
 
 static void test_values_out_of_range(void **state)

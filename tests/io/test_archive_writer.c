@@ -21,7 +21,8 @@ typedef struct {
     int32_t board[32];
     int32_t table[128], ns[128], ew[128], score[128], date[128], ns_team[128], ew_team[128],
         match[128];
-    uint8_t adjusted[128];
+    uint8_t adjusted[128], method[128];
+    double published_ns[128], published_ew[128];
     datum_chunk c;
 } chunk_buf;
 
@@ -85,6 +86,15 @@ static datum_archive_writer *open_writer(datum_ctx *ctx, const datum_archive_pla
     assert_int_equal(datum_archive_writer_dict(w, DATUM_DICT_SECTIONS, kSections, 2), DATUM_OK);
     assert_int_equal(datum_archive_writer_dict(w, DATUM_DICT_PAIRS, kPairs, 8), DATUM_OK);
     return w;
+}
+
+/* Commits w, then opens what it wrote, w.h5: *a, and its *info. */
+static void commit_and_open(datum_ctx *ctx, datum_archive_writer **w, datum_archive **a,
+                            datum_archive_info *info)
+{
+    assert_int_equal(datum_archive_writer_commit(w), DATUM_OK);
+    assert_int_equal(datum_archive_open(ctx, "w.h5", a), DATUM_OK);
+    datum_archive_get_info(*a, info);
 }
 
 /* The stored type, chunk length and maximum length of a dataset. */
@@ -282,6 +292,10 @@ static void test_refusals(void **state)
     expect_refused(ctx, w, &b,
                    "cannot write w.h5: a chunk has a column that the plan did not declare");
     add_field(&b, 0, 0, 1, 2, 19784);
+    b.c.published_ns = b.published_ns;
+    expect_refused(ctx, w, &b,
+                   "cannot write w.h5: a chunk has a column that the plan did not declare");
+    add_field(&b, 0, 0, 1, 2, 19784);
     b.c.ns_pair = NULL;
     expect_refused(ctx, w, &b, "cannot write w.h5: a chunk lacks a required array");
     add_field(&b, 0, 0, 1, 2, 19784);
@@ -367,14 +381,12 @@ static void test_teams(void **state)
     chunk_init(&b);
     add_field(&b, 0, 1, 1, 2, 19784); /* a pairs field: team columns NULL, stored -1 */
     assert_int_equal(datum_archive_writer_append(w, &b.c), DATUM_OK);
-    assert_int_equal(datum_archive_writer_commit(&w), DATUM_OK);
 
     datum_archive *a = NULL;
     datum_archive_info info;
     datum_chunk_reader *r = NULL;
     datum_chunk c;
-    assert_int_equal(datum_archive_open(ctx, "w.h5", &a), DATUM_OK);
-    datum_archive_get_info(a, &info);
+    commit_and_open(ctx, &w, &a, &info);
     assert_int_equal(info.has_teams, 1);
     assert_int_equal(info.n_teams, 2);
     assert_int_equal(info.n_matches, 1);
@@ -391,6 +403,79 @@ static void test_teams(void **state)
     hid_t f = H5Fopen("w.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
     layout(f, "results/match", H5T_STD_I8LE, 100); /* signed: -1 marks no match */
     H5Fclose(f);
+    datum_ctx_free(&ctx);
+}
+
+/* The published columns: float64 and uint8, NaN and 0 where a chunk has
+ * none, read only when asked for; their rules. */
+static void test_published(void **state)
+{
+    datum_ctx *ctx = NULL;
+    datum_archive_plan plan = small_plan();
+    chunk_buf b;
+    datum_archive *a = NULL;
+    datum_archive_info info;
+    datum_chunk_reader *r = NULL;
+    datum_chunk c;
+    plan.has_published = 1;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    datum_archive_writer *w = open_writer(ctx, &plan, NULL);
+    chunk_init(&b);
+    add_field(&b, 0, 0, 1, 3, 19784);
+    const double ns[3] = {1.5, NAN, NAN}, ew[3] = {-1.5, NAN, 2};
+    const uint8_t method[3] = {DATUM_PUBLISHED_BUTLER, DATUM_PUBLISHED_NONE, DATUM_PUBLISHED_IMPS};
+    memcpy(b.published_ns, ns, sizeof ns);
+    memcpy(b.published_ew, ew, sizeof ew);
+    memcpy(b.method, method, sizeof method);
+    b.c.published_ns = b.published_ns;
+    b.c.published_ew = b.published_ew;
+    assert_failure(ctx, datum_archive_writer_append(w, &b.c), DATUM_E_ARG,
+                   "cannot write w.h5: published_ns, published_ew and published_method: all or "
+                   "none");
+    b.c.published_method = b.method;
+    b.method[1] = DATUM_PUBLISHED_BUTLER;
+    assert_failure(ctx, datum_archive_writer_append(w, &b.c), DATUM_E_ARG,
+                   "cannot write w.h5: results row 1: published_method must be 0 (none) exactly "
+                   "when both published figures are NaN");
+    b.method[1] = DATUM_PUBLISHED_NONE;
+    b.published_ns[2] = INFINITY;
+    assert_failure(ctx, datum_archive_writer_append(w, &b.c), DATUM_E_ARG,
+                   "cannot write w.h5: results/published_ns[2] is infinite (a real or NaN)");
+    b.published_ns[2] = NAN;
+    b.method[2] = DATUM_PUBLISHED_COUNT;
+    assert_failure(ctx, datum_archive_writer_append(w, &b.c), DATUM_E_ARG,
+                   "cannot write w.h5: results/published_method[2] = 6 is out of range (0 to 5)");
+    b.method[2] = DATUM_PUBLISHED_IMPS;
+    assert_int_equal(datum_archive_writer_append(w, &b.c), DATUM_OK);
+    chunk_init(&b);
+    add_field(&b, 0, 0, 2, 2, 19784); /* nothing published: NaN and 0 stored */
+    assert_int_equal(datum_archive_writer_append(w, &b.c), DATUM_OK);
+    commit_and_open(ctx, &w, &a, &info);
+    assert_int_equal(info.has_published, 1);
+    assert_int_equal(datum_chunk_reader_create(ctx, a, DATUM_COL_NS_SCORE, 100, &r), DATUM_OK);
+    assert_int_equal(datum_chunk_reader_next(r, &c), DATUM_OK);
+    assert_null(c.published_ns); /* not asked for */
+    assert_null(c.published_method);
+    datum_chunk_reader_free(&r);
+    assert_int_equal(datum_chunk_reader_create(ctx, a, DATUM_COL_PUBLISHED, 100, &r), DATUM_OK);
+    assert_int_equal(datum_chunk_reader_next(r, &c), DATUM_OK);
+    assert_null(c.ns_score);
+    assert_int_equal(c.n_rows, 5);
+    assert_true(c.published_ns[0] == 1.5 && c.published_ew[0] == -1.5);
+    assert_true(isnan(c.published_ns[1]) && isnan(c.published_ew[1]));
+    assert_true(isnan(c.published_ns[2]) && c.published_ew[2] == 2);
+    for (int i = 3; i < 5; i++) assert_true(isnan(c.published_ns[i]) && isnan(c.published_ew[i]));
+    static const uint8_t methods[5] = {DATUM_PUBLISHED_BUTLER, 0, DATUM_PUBLISHED_IMPS, 0, 0};
+    assert_memory_equal(c.published_method, methods, sizeof methods);
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    hid_t f = H5Fopen("w.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    layout(f, "results/published_ns", H5T_IEEE_F64LE, 100);
+    layout(f, "results/published_ew", H5T_IEEE_F64LE, 100);
+    layout(f, "results/published_method", H5T_STD_U8LE, 100);
+    H5Fclose(f);
+    assert_string_equal(datum_published_method_name(DATUM_PUBLISHED_CROSS_IMPS), "cross_imps");
+    assert_null(datum_published_method_name(DATUM_PUBLISHED_COUNT));
     datum_ctx_free(&ctx);
 }
 
@@ -482,6 +567,7 @@ int main(void)
         tu_temp_dir_test(test_granularity),
         tu_temp_dir_test(test_refusals),
         tu_temp_dir_test(test_teams),
+        tu_temp_dir_test(test_published),
         tu_temp_dir_test(test_dictionaries_and_truth),
         tu_temp_dir_test(test_abort),
     };

@@ -82,9 +82,10 @@ static void test_columns_by_name(void **state)
                   "note,ns_score,adjusted,ew_pair,ns_pair,table,board,section,date,event,round\n"
                   "x,+170,,W,N,3,7,S,1970-01-01,Ev,m1\n"
                   "y,,A-/A+,W2,N2,4,7,S,1969-12-31,Ev,m1\n"
-                  "z,999999999999,A,W3,N3,5,7,S,0001-01-01,Ev,m1\n",
+                  "z,999999999999,A,W3,N3,5,7,S,0001-01-01,Ev,m1\n"
+                  "w,,A+/A,W4,N4,6,7,S,1970-01-01,Ev,m1\n",
                   rows, names, 4);
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 4);
     assert_int_equal(rows[0].ns_score, 170);
     assert_int_equal(rows[0].date, 0);
     assert_int_equal(rows[0].table, 3);
@@ -97,6 +98,7 @@ static void test_columns_by_name(void **state)
     assert_int_equal(rows[2].adjusted, DATUM_ADJ_A);
     assert_int_equal(rows[2].ns_score, 0); /* ignored, whatever it was */
     assert_int_equal(rows[2].date, -719162);
+    assert_int_equal(rows[3].adjusted, DATUM_ADJ_AP_A); /* a mixed award */
     assert_int_equal(io_results_open(ctx, "r.csv", &r), DATUM_OK);
     assert_true(io_results_has_adjusted(r));
     io_results_close(&r);
@@ -183,7 +185,7 @@ static void test_value_errors(void **state)
                  "r.csv:2: column ns_score: empty (an integer is required)");
     expect_error(HEADER_ADJ "E,2024-03-02,A,1,2,P3,P4,,A++\n", DATUM_E_INPUT,
                  "r.csv:2: column adjusted: \"A++\" is not an adjusted score "
-                 "(A+, A, A-, A+/A-, A-/A+, A/A, A+/A+, A-/A-)");
+                 "(A+, A, A-, or NS/EW: two of them, e.g. A+/A-)");
     expect_error(HEADER "E,2023-02-29,A,1,2,P3,P4,10\n", DATUM_E_INPUT,
                  "r.csv:2: column date: \"2023-02-29\" is not a date (YYYY-MM-DD)");
     expect_error(HEADER "E,2024-4-01,A,1,2,P3,P4,10\n", DATUM_E_INPUT,

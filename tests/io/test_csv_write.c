@@ -87,14 +87,33 @@ static void test_abort(void **state)
 static void test_failed_commit_removes_temp(void **state)
 {
     datum_csv_writer *w = NULL;
-    assert_int_equal(mkdir("dir.csv", 0777), 0); /* rename onto a folder fails */
-    assert_int_equal(datum_csv_create(g_ctx, "dir.csv", &w), DATUM_OK);
+    assert_int_equal(datum_csv_create(g_ctx, "late.csv", &w), DATUM_OK);
     write_rows(w);
-    assert_failure(g_ctx, datum_csv_commit(&w), DATUM_E_IO, "cannot write dir.csv: Is a directory");
+    assert_int_equal(mkdir("late.csv", 0777), 0); /* rename onto a folder fails */
+    assert_failure(g_ctx, datum_csv_commit(&w), DATUM_E_IO, "cannot write late.csv: Is a directory");
     assert_int_equal(tu_count_files(), 1);
     assert_failure(g_ctx, datum_csv_create(g_ctx, "nodir/x.csv", &w), DATUM_E_IO,
                    "cannot create nodir/x.csv: No such file or directory");
     assert_null(w);
+}
+
+/* A rename over a device would replace the device: such paths are refused
+ * before anything is written, and the device stays what it was. */
+static void test_refuses_what_is_not_a_regular_file(void **state)
+{
+    datum_csv_writer *w = NULL;
+    struct stat st;
+    assert_failure(g_ctx, datum_csv_create(g_ctx, "/dev/null", &w), DATUM_E_ARG,
+                   "cannot write /dev/null: not a regular file (outputs are written to a "
+                   "temporary file and renamed into place)");
+    assert_null(w);
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(mkdir("dir.csv", 0777), 0);
+    assert_failure(g_ctx, datum_csv_create(g_ctx, "dir.csv", &w), DATUM_E_ARG,
+                   "cannot write dir.csv: not a regular file (outputs are written to a "
+                   "temporary file and renamed into place)");
+    assert_int_equal(tu_count_files(), 1);
 }
 
 /* Runs write_rows to standard output redirected to `target`; returns the
@@ -181,6 +200,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_quoting_and_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_commit_removes_temp, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuses_what_is_not_a_regular_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_real, setup, teardown),
     };

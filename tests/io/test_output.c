@@ -2,6 +2,7 @@
  * commit (renamed into place, self-describing) or abort (nothing left). */
 #include "io_test_util.h"
 #include "datum_io.h"
+#include "huffman.h"
 
 #include <hdf5.h>
 #include <math.h>
@@ -191,6 +192,60 @@ static void test_chunked_writes(void **state)
     datum_ctx_set_threads(g_ctx, 1);
 }
 
+/* int8 columns are deflated by our Huffman-only encoder (huffman.c): HDF5's
+ * own deflate filter must read them back, chunks of IMPs (Huffman blocks),
+ * of one value (LZ77) and the padded last one alike. */
+static void test_int8_entropy_coded(void **state)
+{
+    enum { CHUNK = 65536, N = 3 * CHUNK + 1234 };
+    test_rng r = test_rng_seeded("test_int8_entropy_coded", 7);
+    double *v = malloc(N * sizeof *v), *back = malloc(N * sizeof *back);
+    int8_t *raw = malloc(N), *as_int8 = malloc(N);
+    assert_true(v && back && raw && as_int8);
+    for (int i = 0; i < N; i++) {
+        int diff = test_rng_score(&r) - test_rng_score(&r);
+        raw[i] = (int8_t)(i / CHUNK == 1 ? 3 : datum_imp_wbf(diff)); /* chunk 1: one value */
+        v[i] = raw[i];
+    }
+    datum_write_options opt = DATUM_WRITE_OPTIONS_INIT;
+    opt.chunk_rows = CHUNK;
+    datum_ctx_set_threads(g_ctx, 2);
+    datum_output *o = NULL;
+    assert_int_equal(datum_output_create(g_ctx, "h.h5", g_archive, "t", NULL, NULL, 0, &opt, &o),
+                     DATUM_OK);
+    int imps = datum_output_add_stored_column(o, "results", "imps", N, NULL, DATUM_STORE_I8);
+    for (int first = 0; first < N; first += 10000) {
+        uint64_t count = N - first < 10000 ? (uint64_t)(N - first) : 10000;
+        assert_int_equal(datum_output_write(o, imps, (uint64_t)first, count, v + first), DATUM_OK);
+    }
+    assert_int_equal(datum_output_commit(&o), DATUM_OK);
+    datum_ctx_set_threads(g_ctx, 1);
+    hid_t f = H5Fopen("h.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    read_values(f, "results/imps", H5T_NATIVE_DOUBLE, back);
+    assert_memory_equal(back, v, N * sizeof *v);
+    read_values(f, "results/imps", H5T_NATIVE_INT8, as_int8);
+    assert_memory_equal(as_int8, raw, N);
+    /* Chunk 0 is exactly our encoder's stream, not libdeflate's. */
+    hid_t ds = H5Dopen2(f, "results/imps", H5P_DEFAULT);
+    hsize_t offset = 0, stored = 0;
+    assert_true(ds >= 0 && H5Dget_chunk_storage_size(ds, &offset, &stored) >= 0);
+    size_t cap = io_huffman_zlib_bound(CHUNK);
+    unsigned char *z = malloc(cap);
+    assert_non_null(z);
+    assert_int_equal(stored, io_huffman_zlib_compress(NULL, raw, CHUNK, z, cap));
+    assert_true(stored < CHUNK * 7 / 10); /* 5.3 bits of entropy a byte */
+    offset = CHUNK; /* one value: LZ77's runs, not Huffman's bit a byte */
+    assert_true(H5Dget_chunk_storage_size(ds, &offset, &stored) >= 0 && stored < CHUNK / 100);
+    H5Dclose(ds);
+    H5Fclose(f);
+    free(z);
+    free(v);
+    free(back);
+    free(raw);
+    free(as_int8);
+}
+
 static void test_abort(void **state)
 {
     datum_output *o = NULL;
@@ -254,6 +309,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunked_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_int8_entropy_coded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };

@@ -180,7 +180,9 @@ def datum(scores, r: Recipe) -> Fraction | None:
 # Results: rows of the interchange CSV (formats.md "In")
 
 COLUMNS = ("event", "date", "section", "board", "table", "ns_pair", "ew_pair", "ns_score")
-ADJUSTED_TOKENS = ("A+", "A", "A-", "A+/A-", "A-/A+", "A/A", "A+/A+", "A-/A-")
+# Every NS/EW pair of A+, A, A- is a token (the mixed ones such as A+/A too), and a single side.
+_SIDES = ("A+", "A", "A-")
+ADJUSTED_TOKENS = _SIDES + tuple(f"{ns}/{ew}" for ns in _SIDES for ew in _SIDES)
 _MIRROR = {"A+": "A-", "A": "A", "A-": "A+"}
 _SIDE_INDEX = {"A+": 0, "A": 1, "A-": 2}  # into adjusted_imps = (plus, average, minus)
 

@@ -168,8 +168,11 @@ class ButlerAndCross(unittest.TestCase):
     def test_adjusted_tokens(self):
         rows = self.rows(*((f"n{i}", f"e{i}", tok) for i, tok in enumerate(ref.ADJUSTED_TOKENS)))
         got = [(b.ns_imps, b.ew_imps, b.datum) for b in ref.score(rows, ref.Recipe(), WBF)]
-        self.assertEqual(got, [(3, -3, None), (0, 0, None), (-3, 3, None), (3, -3, None),
-                               (-3, 3, None), (0, 0, None), (3, 3, None), (-3, -3, None)])
+        self.assertEqual(len(ref.ADJUSTED_TOKENS), 12)  # A+, A, A- and their 9 NS/EW pairs
+        self.assertEqual(got, [(3, -3, None), (0, 0, None), (-3, 3, None),  # A+, A, A-
+                               (3, 3, None), (3, 0, None), (3, -3, None),  # A+/A+, A+/A, A+/A-
+                               (0, 3, None), (0, 0, None), (0, -3, None),  # A/A+, A/A, A/A-
+                               (-3, 3, None), (-3, 0, None), (-3, -3, None)])  # A-/A+, A-/A, A-/A-
         two = ref.score(rows[:1], ref.Recipe(), WBF, adjusted_imps=(2, 0, -2))
         self.assertEqual((two[0].ns_imps, two[0].ew_imps), (2, -2))
 

@@ -1,0 +1,345 @@
+/*
+ * huffman.c - Huffman-only deflate in zlib streams (see huffman.h), written
+ * from RFC 1950 and RFC 1951.
+ *
+ * The stream is sized exactly from the byte histogram before a bit is
+ * written, so the choice between Huffman and stored blocks, and the check
+ * against the output buffer, cost nothing in the coding loop.
+ */
+#include "huffman.h"
+
+#include <libdeflate.h>
+#include <stdint.h>
+#include <string.h>
+
+enum {
+    N_LITLEN = 257,   /* the 256 literals and end-of-block: no lengths used */
+    N_DIST = 2,       /* no distances used, but a two-code tree as zlib emits */
+    N_CLEN = 19,      /* code-length alphabet */
+    MAX_LITLEN_BITS = 15,
+    MAX_CLEN_BITS = 7,
+    EOB = 256,
+    STORED_MAX = 65535, /* bytes per stored block */
+};
+
+/* Where each code-length code length is sent in the block header (3.2.7). */
+static const uint8_t kClenOrder[N_CLEN] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
+                                           11, 4, 12, 3, 13, 2, 14, 1, 15};
+
+/* ------------------------------------------------------------------------ */
+/* Codes                                                                    */
+
+/* Fills len[0..n_sym) with the code lengths of a Huffman code for freq,
+ * none longer than limit (2^limit >= n_sym). Symbols of frequency 0 get no
+ * code, except that a code needs two symbols to be complete (zlib refuses an
+ * incomplete code-length code), so unused symbols are added while fewer than
+ * two have a frequency. Too deep a tree is rebuilt from halved frequencies
+ * (rounded up) until it fits: simpler than package-merge and close to its
+ * optimum, since halving shifts the ratios of the rarest symbols only, and
+ * only histograms with bytes rarer than ~1 in 2^14 need it. */
+static void huffman_lengths(const uint64_t *freq, int n_sym, int limit, uint8_t *len)
+{
+    uint64_t w[2 * N_LITLEN]; /* leaves by rank, then internal nodes */
+    int sym[N_LITLEN], parent[2 * N_LITLEN], depth[2 * N_LITLEN], m = 0;
+    uint64_t f[N_LITLEN];
+    for (int s = 0; s < n_sym; s++) {
+        f[s] = freq[s];
+        if (f[s]) sym[m++] = s;
+    }
+    for (int s = 0; m < 2; s++)
+        if (!f[s]) f[s] = 1, sym[m++] = s;
+    for (;;) {
+        /* Leaves by increasing frequency; ties by symbol, for a fixed result. */
+        for (int i = 1; i < m; i++) {
+            int s = sym[i], j = i;
+            uint64_t fs = f[s];
+            for (; j > 0 && (f[sym[j - 1]] > fs || (f[sym[j - 1]] == fs && sym[j - 1] > s)); j--)
+                sym[j] = sym[j - 1];
+            sym[j] = s;
+        }
+        for (int i = 0; i < m; i++) w[i] = f[sym[i]];
+        /* Two queues: leaves in order, and internal nodes, which are made in
+         * order of weight too; each step joins the two lightest heads. */
+        int leaf = 0, node = m;
+        for (int next = m; next < 2 * m - 1; next++) {
+            int pick[2];
+            for (int k = 0; k < 2; k++)
+                pick[k] = leaf < m && (node == next || w[leaf] <= w[node]) ? leaf++ : node++;
+            w[next] = w[pick[0]] + w[pick[1]];
+            parent[pick[0]] = parent[pick[1]] = next;
+        }
+        int deepest = 0;
+        depth[2 * m - 2] = 0;
+        for (int i = 2 * m - 3; i >= 0; i--) { /* parents come after their children */
+            depth[i] = depth[parent[i]] + 1;
+            if (depth[i] > deepest) deepest = depth[i];
+        }
+        if (deepest <= limit) {
+            memset(len, 0, (size_t)n_sym);
+            for (int i = 0; i < m; i++) len[sym[i]] = (uint8_t)depth[i];
+            return;
+        }
+        for (int i = 0; i < m; i++) f[sym[i]] = (f[sym[i]] + 1) / 2; /* all reach 1: depth 9 */
+    }
+}
+
+/* Fills code[s] with the canonical code of length len[s] (RFC 1951 3.2.2),
+ * bit-reversed because deflate sends Huffman codes from their first bit
+ * while our bit buffer fills from the least significant end. */
+static void canonical_codes(const uint8_t *len, int n_sym, uint16_t *code)
+{
+    unsigned count[MAX_LITLEN_BITS + 1] = {0}, next[MAX_LITLEN_BITS + 1];
+    for (int s = 0; s < n_sym; s++) count[len[s]]++;
+    count[0] = 0;
+    unsigned c = 0;
+    for (int b = 1; b <= MAX_LITLEN_BITS; b++) next[b] = c = (c + count[b - 1]) << 1;
+    for (int s = 0; s < n_sym; s++) {
+        unsigned v = len[s] ? next[len[s]]++ : 0, r = 0;
+        for (int b = 0; b < len[s]; b++) r |= ((v >> b) & 1u) << (len[s] - 1 - b);
+        code[s] = (uint16_t)r;
+    }
+}
+
+/* The code lengths of both trees, run-length coded with the code-length
+ * alphabet (3.2.7): symbol and value of its extra bits per item. */
+typedef struct {
+    uint8_t sym[N_LITLEN + N_DIST], extra[N_LITLEN + N_DIST];
+    int n;
+    uint64_t freq[N_CLEN];
+} clen_items;
+
+static void clen_add(clen_items *it, int sym, int extra)
+{
+    it->sym[it->n] = (uint8_t)sym;
+    it->extra[it->n++] = (uint8_t)extra;
+    it->freq[sym]++;
+}
+
+static void clen_encode(const uint8_t *lens, int n, clen_items *it)
+{
+    memset(it, 0, sizeof *it);
+    for (int i = 0; i < n;) {
+        int v = lens[i], run = 1;
+        while (i + run < n && lens[i + run] == v) run++;
+        i += run;
+        if (v == 0) {
+            for (int r; run >= 11; run -= r) {
+                r = run < 138 ? run : 138;
+                clen_add(it, 18, r - 11);
+            }
+            if (run >= 3) clen_add(it, 17, run - 3), run = 0;
+        } else { /* 16 repeats the previous length: send it once first */
+            clen_add(it, v, 0);
+            run--;
+            for (int r; run >= 3; run -= r) {
+                r = run < 6 ? run : 6;
+                clen_add(it, 16, r - 3);
+            }
+        }
+        for (; run > 0; run--) clen_add(it, v, 0);
+    }
+}
+
+static const uint8_t kClenExtraBits[N_CLEN] = {[16] = 2, [17] = 3, [18] = 7};
+
+/* ------------------------------------------------------------------------ */
+/* Bits out                                                                 */
+
+/* LSB-first bits waiting in a 64-bit buffer; whole bytes go out by word. */
+typedef struct {
+    uint64_t bits;
+    unsigned n;             /* bits held, < 8 after a flush */
+    unsigned char *p, *end; /* end: the caller's out_cap */
+} bit_writer;
+
+static inline void store_le64(unsigned char *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+/* Moves the whole bytes held to the output: one 8-byte store while there is
+ * room for it, byte by byte near the end of the buffer (the stream was sized
+ * beforehand, so the bytes themselves always fit). */
+static inline void bw_flush(bit_writer *w)
+{
+    unsigned bytes = w->n >> 3;
+    if (w->end - w->p >= 8) {
+        store_le64(w->p, w->bits);
+    } else {
+        for (unsigned i = 0; i < bytes; i++) w->p[i] = (unsigned char)(w->bits >> (8 * i));
+    }
+    w->p += bytes;
+    w->bits >>= 8 * bytes; /* bytes <= 5: bw_put adds at most 32 bits to 7 */
+    w->n &= 7;
+}
+
+/* Adds len <= 32 bits of v and flushes. */
+static void bw_put(bit_writer *w, uint64_t v, unsigned len)
+{
+    w->bits |= v << w->n;
+    w->n += len;
+    bw_flush(w);
+}
+
+/* Codes in[0..n) with tab[byte] = code | length << 16, `group` symbols
+ * between flushes (group * the longest length + 7 <= 64). A constant group
+ * lets the compiler unroll the loop; the buffer's room is checked once per
+ * group, and the last bytes near the end of the buffer go one at a time. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void encode_bytes(bit_writer *w, const uint32_t *tab, const unsigned char *in,
+                                size_t n, int group)
+{
+    uint64_t bits = w->bits;
+    unsigned cnt = w->n;
+    unsigned char *p = w->p;
+    size_t i = 0;
+    for (; n - i >= (size_t)group && w->end - p >= 8; i += (size_t)group) {
+        for (int k = 0; k < group; k++) {
+            uint32_t e = tab[in[i + (size_t)k]];
+            bits |= (uint64_t)(e & 0xffff) << cnt;
+            cnt += e >> 16;
+        }
+        store_le64(p, bits);
+        p += cnt >> 3;
+        bits >>= cnt & ~7u; /* < 64: at most 57 bits were held */
+        cnt &= 7;
+    }
+    *w = (bit_writer){bits, cnt, p, w->end};
+    for (; i < n; i++) bw_put(w, tab[in[i]] & 0xffff, tab[in[i]] >> 16);
+}
+
+static void encode_all(bit_writer *w, const uint32_t *tab, const unsigned char *in, size_t n,
+                       int longest)
+{
+    if (longest <= 11) encode_bytes(w, tab, in, n, 5);
+    else if (longest <= 14) encode_bytes(w, tab, in, n, 4);
+    else encode_bytes(w, tab, in, n, 3);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Streams                                                                  */
+
+static size_t stored_blocks(size_t n) { return n ? (n + STORED_MAX - 1) / STORED_MAX : 1; }
+
+size_t io_huffman_zlib_bound(size_t n) { return 2 + 5 * stored_blocks(n) + n + 4; }
+
+/* Writes the zlib trailer, the big-endian Adler-32 of the input. */
+static void put_adler(unsigned char *p, const void *in, size_t n)
+{
+    uint32_t a = libdeflate_adler32(1, in, n);
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(a >> (24 - 8 * i));
+}
+
+/* Writes in[0..n) as stored blocks after the zlib header at out + 2. */
+static void write_stored(const unsigned char *in, size_t n, unsigned char *out)
+{
+    unsigned char *p = out + 2;
+    size_t left = n;
+    do {
+        size_t take = left < STORED_MAX ? left : STORED_MAX;
+        *p++ = take == left; /* BFINAL, BTYPE 00, then padding to the byte */
+        p[0] = (unsigned char)take;
+        p[1] = (unsigned char)(take >> 8);
+        p[2] = (unsigned char)~take;
+        p[3] = (unsigned char)(~take >> 8);
+        if (take) memcpy(p + 4, in + (n - left), take);
+        p += 4 + take;
+        left -= take;
+    } while (left);
+}
+
+/* Counts the bytes of in[0..n): four tables, so that runs of one value do
+ * not wait on the previous increment of the same counter. */
+static void histogram(const unsigned char *in, size_t n, uint64_t *freq)
+{
+    uint32_t h[4][256] = {{0}};
+    size_t i = 0;
+    memset(freq, 0, 256 * sizeof *freq);
+    while (i < n) {
+        /* uint32_t counters, emptied every 2^30 bytes. */
+        size_t stop = n - i > ((size_t)1 << 30) ? i + ((size_t)1 << 30) : n;
+        for (; i + 4 <= stop; i += 4) {
+            h[0][in[i]]++;
+            h[1][in[i + 1]]++;
+            h[2][in[i + 2]]++;
+            h[3][in[i + 3]]++;
+        }
+        for (; i < stop; i++) h[0][in[i]]++;
+        for (int b = 0; b < 256; b++) {
+            freq[b] += (uint64_t)h[0][b] + h[1][b] + h[2][b] + h[3][b];
+            h[0][b] = h[1][b] = h[2][b] = h[3][b] = 0;
+        }
+    }
+}
+
+/* One value above this share of the input goes to LZ77 when allowed. On 1
+ * MiB of IMPs with a share p of them made 0 at random, Huffman's 1 bit a
+ * byte loses to libdeflate level 1 from p ~ 0.89 (179 KB against 168 KB at
+ * 0.9, 136 KB against 28 KB at 0.99); runs, as in a padded last chunk, only
+ * favour LZ77 more. Below the threshold Huffman is smaller and 3-5x faster. */
+#define LZ_SHARE_NUM 9
+#define LZ_SHARE_DEN 10
+
+size_t io_huffman_zlib_compress(struct libdeflate_compressor *lz, const void *in_, size_t n,
+                                void *out_, size_t out_cap)
+{
+    const unsigned char *in = in_;
+    unsigned char *out = out_;
+    uint64_t freq[N_LITLEN], top = 0;
+    histogram(in, n, freq);
+    for (int b = 0; b < 256; b++) top = freq[b] > top ? freq[b] : top;
+    if (lz && top * LZ_SHARE_DEN > (uint64_t)n * LZ_SHARE_NUM)
+        return libdeflate_zlib_compress(lz, in, n, out, out_cap);
+    freq[EOB] = 1;
+
+    /* Both trees, their lengths coded, and the exact size of the block. */
+    uint8_t lens[N_LITLEN + N_DIST], clen_len[N_CLEN];
+    uint16_t code[N_LITLEN], clen_code[N_CLEN];
+    clen_items it;
+    huffman_lengths(freq, N_LITLEN, MAX_LITLEN_BITS, lens);
+    lens[N_LITLEN] = lens[N_LITLEN + 1] = 1;
+    canonical_codes(lens, N_LITLEN, code);
+    clen_encode(lens, N_LITLEN + N_DIST, &it);
+    huffman_lengths(it.freq, N_CLEN, MAX_CLEN_BITS, clen_len);
+    canonical_codes(clen_len, N_CLEN, clen_code);
+    int n_clen = N_CLEN;
+    while (n_clen > 4 && !clen_len[kClenOrder[n_clen - 1]]) n_clen--;
+    uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)n_clen + lens[EOB];
+    for (int s = 0; s < N_CLEN; s++) bits += it.freq[s] * (clen_len[s] + kClenExtraBits[s]);
+    int longest = 0;
+    for (int b = 0; b < 256; b++) {
+        bits += freq[b] * lens[b];
+        longest = lens[b] > longest ? lens[b] : longest;
+    }
+    size_t huff_size = 2 + (size_t)((bits + 7) / 8) + 4, stored_size = io_huffman_zlib_bound(n);
+    size_t size = huff_size < stored_size ? huff_size : stored_size;
+    if (size > out_cap) return 0;
+
+    out[0] = 0x78; /* deflate, 32 KiB window */
+    out[1] = 0x01; /* no dictionary, "fastest" level; (0x78 << 8 | 0x01) % 31 == 0 */
+    if (huff_size >= stored_size) {
+        write_stored(in, n, out);
+    } else {
+        bit_writer w = {0, 0, out + 2, out + out_cap};
+        bw_put(&w, 1 | 2 << 1, 3); /* BFINAL, BTYPE 10: dynamic Huffman */
+        bw_put(&w, (N_LITLEN - 257) | (N_DIST - 1) << 5 | (unsigned)(n_clen - 4) << 10, 14);
+        for (int i = 0; i < n_clen; i++) bw_put(&w, clen_len[kClenOrder[i]], 3);
+        for (int i = 0; i < it.n; i++) {
+            int s = it.sym[i];
+            bw_put(&w, clen_code[s] | (unsigned)it.extra[i] << clen_len[s],
+                   clen_len[s] + kClenExtraBits[s]);
+        }
+        uint32_t tab[256];
+        for (int b = 0; b < 256; b++) tab[b] = code[b] | (uint32_t)lens[b] << 16;
+        encode_all(&w, tab, in, n, longest);
+        bw_put(&w, code[EOB], lens[EOB]);
+        bw_put(&w, 0, 7); /* the last byte's padding */
+    }
+    put_adler(out + size - 4, in, n);
+    return size;
+}
