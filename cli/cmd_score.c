@@ -438,7 +438,7 @@ static const char kCrossHelp[] =
     "  --scale SCALE         wbf (default) | linear\n"
     "  --double              convert 2*(difference)\n"
     "  --half                halve the IMPs\n"
-    "  --divisor D           n-1 (default: average per comparison) | n | none\n"
+    "  --divisor D           n-1 (default: per comparison) | n | none | tables (RealBridge)\n"
     "  --threads N           worker threads (results never depend on N)\n"
     "  -o OUT.h5             write per-result and per-pair figures to an HDF5 file\n"
     "  --results FILE.csv    one row per scored result (- for standard output)\n"

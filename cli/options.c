@@ -150,7 +150,9 @@ static const char *const kCenters[] = {"mean", "median-low", "median-high", "med
 static const char *const kRoundings[] = {"none", "toward-zero", "away", "up", "even", "truncate",
                                           NULL};
 static const char *const kPctRounds[] = {"ceil", "floor", "nearest", NULL};
-static const char *const kDivisors[] = {"n-1", "n", "none", NULL};
+static const char *const kDivisors[] = {"n-1", "n", "none", "tables", NULL};
+_Static_assert(sizeof kDivisors / sizeof *kDivisors == DATUM_DIVISOR_TABLES_SCALED + 2,
+               "kDivisors follows datum_divisor's order");
 
 /* Parses --trim: none | tenth | K (a count) | P% (a percentage). */
 static int parse_trim(cli_parser *p, const char *text, datum_rule *r)

@@ -75,7 +75,7 @@ static int check_method(datum_ctx *ctx, const datum_method *m)
     if (datum_rule_check(&m->rule) != DATUM_OK)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "invalid datum rule parameters");
     if ((unsigned)m->scale.kind > DATUM_SCALE_LINEAR ||
-        (unsigned)m->cross_divisor > DATUM_DIVISOR_NONE)
+        (unsigned)m->cross_divisor > DATUM_DIVISOR_TABLES_SCALED)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "invalid scale or divisor");
     return DATUM_OK;
 }
@@ -129,11 +129,25 @@ int datum_score_fields(datum_ctx *ctx, const datum_method *m, const datum_fields
     return for_each_field(ctx, in, score_field, &job);
 }
 
-static double cross_divisor(datum_divisor divisor, size_t n)
+/* The divisor as a fraction, ns_avg = raw * num / den. TABLES_SCALED's
+ * (t-1)*real/t is no whole number: multiplying by t first (exact) keeps one
+ * rounding, so that an exact 3.125 is not 3.12499... when it is rounded to
+ * hundredths like RealBridge's figures. */
+typedef struct {
+    double num, den;
+} ratio;
+
+static ratio cross_divisor(datum_divisor divisor, size_t t, size_t real)
 {
-    return divisor == DATUM_DIVISOR_N_MINUS_1 ? (double)(n - 1)
-           : divisor == DATUM_DIVISOR_N      ? (double)n
-                                             : 1.0;
+    switch (divisor) {
+    case DATUM_DIVISOR_N_MINUS_1: return (ratio){1.0, (double)(real - 1)};
+    case DATUM_DIVISOR_N: return (ratio){1.0, (double)real};
+    case DATUM_DIVISOR_TABLES_SCALED:
+        if (t == real) return (ratio){1.0, (double)(real - 1)}; /* bit for bit n-1 */
+        return (ratio){(double)t, (double)(t - 1) * (double)real};
+    case DATUM_DIVISOR_NONE:
+    default: return (ratio){1.0, 1.0};
+    }
 }
 
 static void cross_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
@@ -147,11 +161,11 @@ static void cross_field(const void *arg, int64_t f, size_t first, size_t n, scra
     size_t real = gather_real(job->in->ns_score + first, adj, n, s);
     if (real < 2) return; /* a lone result has nothing to be compared with */
     datum_field_cross(&job->m->scale, s->real, real, s->work, s->raw);
-    double divisor = cross_divisor(job->m->cross_divisor, real);
+    ratio d = cross_divisor(job->m->cross_divisor, n, real);
     for (size_t j = 0; j < real; j++) {
         size_t row = first + s->where[j];
         job->ns_raw[row] = s->raw[j];
-        job->ns_avg[row] = s->raw[j] / divisor;
+        job->ns_avg[row] = s->raw[j] * d.num / d.den; /* num == 1: exactly raw / den */
         job->terms[row] = (int32_t)(real - 1);
     }
 }

@@ -252,7 +252,12 @@ void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n
 typedef enum {
     DATUM_DIVISOR_N_MINUS_1 = 0, /* average per comparison */
     DATUM_DIVISOR_N = 1,
-    DATUM_DIVISOR_NONE = 2
+    DATUM_DIVISOR_NONE = 2,
+    /* RealBridge's, for tables that did not play (methods.md §4): with t the
+     * field's rows (adjusted rows included) and n its real results, divide
+     * by (t-1)*n/t, i.e. average over the t-1 other tables, an adjusted row
+     * counting 0, then scale by t/n. Exactly n-1 when no row is adjusted. */
+    DATUM_DIVISOR_TABLES_SCALED = 3
 } datum_divisor;
 
 typedef struct {
@@ -285,9 +290,10 @@ int datum_score_fields(datum_ctx *ctx, const datum_method *m, const datum_fields
                        double *datum, double *ns_imps, double *ew_imps);
 
 /* Cross-IMP over every field. Per row: ns_raw, ns_avg (raw divided as
- * m->cross_divisor says), terms (the number of comparisons n-1); rows that
- * get no score (adjusted rows, or fields with fewer than 2 real scores) get
- * terms = 0 and NaN in ns_raw and ns_avg. */
+ * m->cross_divisor says; TABLES_SCALED as raw * t / ((t-1) * n), one rounding),
+ * terms (the number of comparisons n-1); rows that get no score (adjusted
+ * rows, or fields with fewer than 2 real scores) get terms = 0 and NaN in
+ * ns_raw and ns_avg. */
 int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
                        double *ns_raw, double *ns_avg, int32_t *terms);
 

@@ -7,7 +7,8 @@ runs `datum score` for every preset x scale x double x half plus general-recipe 
 tests/reference/datum_ref.py: exactly for the wbf scale and every datum, within 1e-12 (relative,
 absolute below 1) for the linear scale, pair totals within 1e-9. Also checks NS + EW = 0, the
 per-field zero sums, that the pairs file adds up the results file, the archive order of the rows,
-and that --threads 1 and --threads 2 write identical files. For each disagreement it prints a
+that --threads 1 and --threads 2 write identical files, and that on an archive without adjusted
+rows `--divisor tables` writes the files of `--divisor n-1`. For each disagreement it prints a
 minimal reproduction: the CSV of the first field concerned and the commands.
 
 usage: compare.py --datum BUILD/cli/datum [--seed N] [--rows N | --big] [--keep DIR]
@@ -19,6 +20,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 import itertools
 from dataclasses import dataclass
@@ -106,6 +108,14 @@ def adjusted_only_fields():
                     None, tokens[i % len(tokens)]) for i, (b, t) in enumerate(tables)]
 
 
+def short_fields(rows):
+    """How many fields have an adjusted row and at least 2 real results: those where
+    `--divisor tables` is not n-1."""
+    tables = Counter(r.field for r in rows)
+    played = Counter(r.field for r in rows if not r.adjusted)
+    return sum(2 <= played[f] < t for f, t in tables.items())
+
+
 def write_archive_csvs(rows, directory, parts, with_adjusted=True):
     """Splits rows by event into parts CSV files; returns their paths."""
     events = sorted({r.event for r in rows})
@@ -135,7 +145,7 @@ PRESET_VARIANTS = [["--datum", "nbb", "--middle-weight", "3"],
                    ["--datum", "acbl", "--trim-round", "floor"],
                    ["--datum", "bridgewx", "--trim-min", "3", "--round", "even"]]
 CROSS_RUNS = [["--scale", s, "--divisor", d]
-              for s in ("wbf", "linear") for d in ("n-1", "n", "none")] + [
+              for s in ("wbf", "linear") for d in ref.DIVISORS] + [
     ["--scale", s, "--double", "--half"] for s in ("wbf", "linear")]
 
 
@@ -209,9 +219,9 @@ def report(prog, run, ck, reference, with_adjusted, limit=12):
         print(f"    {prog.command(run.command, 'repro.h5', *run.args, '--results', 'out.csv')}")
 
 
-def compare_archive(prog, rows, directory, parts, with_adjusted, runs):
-    """Imports rows (split into parts CSVs), runs and checks every run; returns (checks,
-    failures)."""
+def compare_archive(prog, rows, directory, parts, with_adjusted, runs, identical=()):
+    """Imports rows (split into parts CSVs), runs and checks every run, and that the runs of each
+    (i, j) of identical write identical files; returns (checks, failures)."""
     os.makedirs(directory, exist_ok=True)
     archive = os.path.join(directory, "archive.h5")
     prog.ok("import", *write_archive_csvs(rows, directory, parts, with_adjusted), "-o", archive)
@@ -241,7 +251,15 @@ def compare_archive(prog, rows, directory, parts, with_adjusted, runs):
             else:
                 notes = f" ({'; '.join(ck.notes)})" if ck.notes else ""
                 print(f"ok    datum {run.command} ARCHIVE {' '.join(run.args)}{notes}")
-    return len(runs) + 1, failures
+    for i, j in identical:
+        files = [os.path.join(directory, f"run{k}", f"2.{n}.csv")
+                 for n in ("results", "pairs") for k in (i, j)]
+        same = all(filecmp.cmp(a, b, False) for a, b in zip(files[::2], files[1::2]))
+        failures += not same
+        a, b = (" ".join(runs[k].args) or "(defaults)" for k in (i, j))
+        print(f"{'ok  ' if same else 'FAIL'}  datum cross {a} and {b} write "
+              f"{'' if same else 'not '}the same files")
+    return len(runs) + 1 + len(identical), failures
 
 
 def main():
@@ -263,9 +281,16 @@ def main():
         rows = random_archive(rng, rows_wanted)
         plain = [r for r in random_archive(rng, max(200, rows_wanted // 20)) if not r.adjusted]
         plain_runs = [Run("score", ["--datum", "nbb"]),
-                      Run("score", ["--datum", "bastille", "--scale", "linear"]), Run("cross", [])]
+                      Run("score", ["--datum", "bastille", "--scale", "linear"]), Run("cross", []),
+                      Run("cross", ["--divisor", "tables"])]
+        # Every table played: the tables divisor is n-1, bit for bit.
         counts = [compare_archive(prog, rows, os.path.join(work, "main"), 3, True, all_runs()),
-                  compare_archive(prog, plain, os.path.join(work, "plain"), 1, False, plain_runs)]
+                  compare_archive(prog, plain, os.path.join(work, "plain"), 1, False, plain_runs,
+                                  identical=[(2, 3)])]
+    short = short_fields(rows)
+    print(f"{'ok  ' if short else 'FAIL'}  {short} fields with an adjusted row and 2 or more real "
+          "results (--divisor tables)")
+    counts.append((1, int(not short)))
     checks, failures = (sum(c) for c in zip(*counts))
     print(f"seed {seed}: {len(rows)} + {len(plain)} rows checked in {time.time() - start:.0f} s")
     print(f"compare: {checks - failures} passed, {failures} failed")

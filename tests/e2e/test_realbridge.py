@@ -2,13 +2,14 @@
 """RealBridge IMP pairs end to end (docs/peers.md, "RealBridge"): scripts/realbridge_to_csv.py on
 a small synthetic session (pair ids from the sorted names, boards not played, bad pages refused
 with nothing written); then, with the shared data, the nine sessions of realbridge-hyimhk
-converted, imported, scored with `datum cross`, and every published NS and EW IMP compared with
-datum's `ns_avg` rounded to 0.01 (halves to even). The published figures are read here from the
-HTML pages with a parser of this file's own, not the converter's.
+converted, imported, scored with `datum cross --divisor tables`, and every published NS and EW
+IMP compared with datum's `ns_avg` rounded to 0.01 (halves to even). The published figures are
+read here from the HTML pages with a parser of this file's own, not the converter's.
 
-Named exceptions, checked line by line: in the 33 boards that a table did not play, RealBridge
-factors the cross-IMPs (raw sum x n / ((n-1) m), n tables, m of them played; the raw sums are
-computed here with the reference's WBF scale), which datum's divisors do not; the 34 rows not
+`--divisor tables` is RealBridge's factored figure (raw sum x n / ((n-1) m), n tables, m of them
+played); on the 152 boards every table played it is n-1, and `datum cross` (n-1) reproduces those
+576 lines too; on the 33 others n-1 reproduces only the 13 lines whose raw sum (computed here
+with the reference's WBF scale) is 0. Named exceptions, checked line by line: the 34 rows not
 played get no cross-IMP score from datum (adjusted rows take no part).
 
 usage: test_realbridge.py --datum PATH --source DIR --data DIR  (DIR = the shared datasets/real
@@ -170,7 +171,7 @@ def real(tmp, datum, converter, folder):
         return ({(r["event"], r["board"], r["table"]): r
                  for r in csv.DictReader(open(res, encoding="utf-8"))} if rc == 0 else {})
 
-    cross = results("cross")
+    cross, scaled = results("cross"), results("cross", "--divisor", "tables")
     tables = collections.Counter(k[:2] for k in pages)
     played = collections.Counter(k[:2] for k, p in pages.items()
                                  if p["CONTRACT"].split()[0] != "---")
@@ -185,33 +186,35 @@ def real(tmp, datum, converter, folder):
         if p["CONTRACT"].split()[0] == "---":
             count["not played"] += 1
             count["not played 0/0"] += (pns, pew) == (0, 0)
-            check(k not in cross, "%s: a board not played got a cross-IMP score" % (k,))
+            check(k not in cross and k not in scaled,
+                  "%s: a board not played got a cross-IMP score" % (k,))
             continue
-        r = cross.get(k)
-        got = hundredths(Fraction(r["ns_avg"])) if r else None
-        ok = got == pns and pew == -pns
         kind = "full" if n == m else "short"
         count[kind] += 1
-        count[kind + " reproduced"] += ok
-        if kind == "full":
-            check(ok, "%s: published %s/%s, datum cross %s" % (k, pns, pew, r and r["ns_avg"]))
-        else:
-            # The factored figure, from the page's scores and the reference's WBF scale.
+        for divisor, res in (("n-1", cross), ("tables", scaled)):
+            r = res.get(k)
+            ok = r is not None and hundredths(Fraction(r["ns_avg"])) == pns and pew == -pns
+            count["%s %s" % (kind, divisor)] += ok
+            if divisor == "tables" or kind == "full":
+                check(ok, "%s: published %s/%s, datum cross --divisor %s %s"
+                      % (k, pns, pew, divisor, r and r["ns_avg"]))
+        if kind == "short":
+            # n-1 gets only the lines whose raw sum (the reference's WBF scale) is 0.
             raw = sum(ref.wbf(int(p["NS SCORE"]) - s) for s in scores[k[:2]])
-            factored = hundredths(Fraction(raw * n, (n - 1) * m))
-            count["short factored"] += factored == pns and pew == -pns
             count["short raw 0"] += raw == 0
+            r = cross.get(k)
             check(r is not None and Fraction(r["ns_raw"]) == raw,
                   "%s: datum's raw sum %s, reference %s" % (k, r and r["ns_raw"], raw))
     print("RealBridge: %s" % dict(sorted(count.items())))
-    check(count["full"] == 576 and count["full reproduced"] == 576,
-          "fully played boards: %d of %d lines" % (count["full reproduced"], count["full"]))
-    check(count["short"] == 127 and count["short factored"] == 127,
-          "boards with a table not played: factored %d of %d" % (count["short factored"],
-                                                                 count["short"]))
-    check(count["short reproduced"] == 13 == count["short raw 0"],
-          "boards with a table not played: datum %d (raw 0: %d)" % (count["short reproduced"],
-                                                                   count["short raw 0"]))
+    check(count["full"] == 576 == count["full n-1"] == count["full tables"],
+          "fully played boards: n-1 %d, tables %d of %d lines"
+          % (count["full n-1"], count["full tables"], count["full"]))
+    check(count["short"] == 127 == count["short tables"],
+          "boards with a table not played: tables %d of %d" % (count["short tables"],
+                                                               count["short"]))
+    check(count["short n-1"] == 13 == count["short raw 0"],
+          "boards with a table not played: n-1 %d (raw 0: %d)" % (count["short n-1"],
+                                                                 count["short raw 0"]))
     check(count["not played"] == 34 and count["not played 0/0"] == 33,
           "not played: %d (%d 0/0)" % (count["not played"], count["not played 0/0"]))
     # Evidence against Butler: the best preset, --datum mean, reproduces few lines.

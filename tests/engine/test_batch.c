@@ -65,41 +65,102 @@ static void test_threads_bit_identical_and_properties(void **state)
     chunk_free(&c);
 }
 
+/* The per-row outputs of datum_cross_fields. */
+typedef struct {
+    double *raw, *avg;
+    int32_t *terms;
+} cross_out;
+
+static cross_out cross_out_alloc(size_t n_rows)
+{
+    return (cross_out){malloc(n_rows * 8), malloc(n_rows * 8), malloc(n_rows * 4)};
+}
+
+static void cross_out_free(cross_out *o)
+{
+    free(o->raw); free(o->avg); free(o->terms);
+}
+
+static void cross(const datum_method *m, const datum_fields *in, int threads, cross_out *o)
+{
+    datum_ctx *ctx;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_ctx_set_threads(ctx, threads), DATUM_OK);
+    assert_int_equal(datum_cross_fields(ctx, m, in, o->raw, o->avg, o->terms), DATUM_OK);
+    datum_ctx_free(&ctx);
+}
+
 static void test_cross_batch(void **state)
 {
     test_rng rng = test_rng_seeded("cross-batch", 77);
     chunk c = random_chunk(&rng, 1500);
-    double *raw1 = malloc(c.n_rows * 8), *raw2 = malloc(c.n_rows * 8);
-    double *avg1 = malloc(c.n_rows * 8), *avg2 = malloc(c.n_rows * 8);
-    int32_t *t1 = malloc(c.n_rows * 4), *t2 = malloc(c.n_rows * 4);
+    cross_out o1 = cross_out_alloc(c.n_rows), o2 = cross_out_alloc(c.n_rows);
     datum_method m;
     datum_method_init(&m, "mean");
     datum_fields in = {c.n_fields, c.offset, c.score, c.adjusted};
-    datum_ctx *ctx;
-    datum_ctx_create(&ctx);
-    assert_int_equal(datum_cross_fields(ctx, &m, &in, raw1, avg1, t1), DATUM_OK);
-    datum_ctx_set_threads(ctx, 2);
-    assert_int_equal(datum_cross_fields(ctx, &m, &in, raw2, avg2, t2), DATUM_OK);
-    assert_memory_equal(raw1, raw2, c.n_rows * 8);
-    assert_memory_equal(avg1, avg2, c.n_rows * 8);
-    assert_memory_equal(t1, t2, c.n_rows * 4);
+    cross(&m, &in, 1, &o1);
+    cross(&m, &in, 2, &o2);
+    assert_memory_equal(o1.raw, o2.raw, c.n_rows * 8);
+    assert_memory_equal(o1.avg, o2.avg, c.n_rows * 8);
+    assert_memory_equal(o1.terms, o2.terms, c.n_rows * 4);
     for (size_t f = 0; f < c.n_fields; f++) {
         int real = 0;
         double sum = 0;
         for (uint64_t r = c.offset[f]; r < c.offset[f + 1]; r++) real += !c.adjusted[r];
         for (uint64_t r = c.offset[f]; r < c.offset[f + 1]; r++) {
             if (c.adjusted[r] || real < 2) {
-                assert_true(isnan(raw1[r]) && t1[r] == 0);
+                assert_true(isnan(o1.raw[r]) && o1.terms[r] == 0);
                 continue;
             }
-            assert_int_equal(t1[r], real - 1);
-            assert_true(avg1[r] == raw1[r] / (real - 1));
-            sum += raw1[r];
+            assert_int_equal(o1.terms[r], real - 1);
+            assert_true(o1.avg[r] == o1.raw[r] / (real - 1));
+            sum += o1.raw[r];
         }
         assert_true(sum == 0);
     }
-    datum_ctx_free(&ctx);
-    free(raw1); free(raw2); free(avg1); free(avg2); free(t1); free(t2);
+    cross_out_free(&o1);
+    cross_out_free(&o2);
+    chunk_free(&c);
+}
+
+/* --divisor tables: an adjusted row counts 0 among the t-1 other tables,
+ * scaled by t/real; with every table played, n-1 bit for bit. */
+static void test_cross_tables_divisor(void **state)
+{
+    test_rng rng = test_rng_seeded("cross-tables", 31);
+    chunk c = random_chunk(&rng, 1500);
+    cross_out o1 = cross_out_alloc(c.n_rows), o2 = cross_out_alloc(c.n_rows);
+    datum_method n1, tables;
+    datum_method_init(&n1, "mean");
+    tables = n1;
+    tables.cross_divisor = DATUM_DIVISOR_TABLES_SCALED;
+    for (int kind = 0; kind < 2; kind++) {
+        n1.scale.kind = tables.scale.kind = kind ? DATUM_SCALE_LINEAR : DATUM_SCALE_WBF;
+        datum_fields played = {c.n_fields, c.offset, c.score, NULL};
+        cross(&n1, &played, 1, &o1);
+        cross(&tables, &played, 1, &o2);
+        assert_memory_equal(o1.avg, o2.avg, c.n_rows * 8);
+        datum_fields in = {c.n_fields, c.offset, c.score, c.adjusted};
+        cross(&n1, &in, 1, &o1);
+        cross(&tables, &in, 2, &o2);
+        assert_memory_equal(o1.raw, o2.raw, c.n_rows * 8);
+        assert_memory_equal(o1.terms, o2.terms, c.n_rows * 4);
+        size_t short_fields = 0;
+        for (size_t f = 0; f < c.n_fields; f++) {
+            double t = (double)(c.offset[f + 1] - c.offset[f]), real = 0;
+            for (uint64_t r = c.offset[f]; r < c.offset[f + 1]; r++) real += !c.adjusted[r];
+            short_fields += real >= 2 && real < t;
+            for (uint64_t r = c.offset[f]; r < c.offset[f + 1]; r++) {
+                if (o1.terms[r] == 0) continue;
+                if (real == t) assert_true(o2.avg[r] == o1.avg[r]);
+                else assert_true(fabs(o2.avg[r] - o1.raw[r] / (t - 1) * (t / real)) <=
+                                 1e-12 * fabs(o1.raw[r]));
+            }
+        }
+        assert_true(short_fields > 50);
+    }
+    cross_out_free(&o1);
+    cross_out_free(&o2);
     chunk_free(&c);
 }
 
@@ -122,6 +183,10 @@ static void test_context_errors(void **state)
     double d, ns, ew;
     datum_fields in = {1, off, &s, NULL};
     assert_int_equal(datum_score_fields(ctx, &m, &in, &d, &ns, &ew), DATUM_E_ARG);
+    datum_method_init(&m, "mean");
+    m.cross_divisor = (datum_divisor)(DATUM_DIVISOR_TABLES_SCALED + 1);
+    int32_t terms;
+    assert_int_equal(datum_cross_fields(ctx, &m, &in, &ns, &ew, &terms), DATUM_E_ARG);
     datum_ctx_free(&ctx);
     datum_ctx_free(&ctx); /* freeing twice is harmless */
     datum_ctx_free(NULL);
@@ -143,6 +208,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_bit_identical_and_properties),
         cmocka_unit_test(test_cross_batch),
+        cmocka_unit_test(test_cross_tables_divisor),
         cmocka_unit_test(test_context_errors),
         cmocka_unit_test(test_pairs_accumulate),
     };

@@ -323,7 +323,11 @@ def butler_pairs(results) -> list:
 # ---------------------------------------------------------------------------------------------
 # 4. Cross-IMP
 
-DIVISORS = {"n-1": lambda n: n - 1, "n": lambda n: n, "none": lambda n: 1}
+# Divisors of the raw sum, from n (the field's real results) and t (its rows, adjusted ones
+# included). "tables" (RealBridge's): the average over the t-1 other tables, an adjusted row
+# counting 0, scaled by t/n.
+DIVISORS = {"n-1": lambda n, t: n - 1, "n": lambda n, t: n, "none": lambda n, t: 1,
+            "tables": lambda n, t: Fraction((t - 1) * n, t)}
 
 
 @dataclass(frozen=True)
@@ -338,6 +342,7 @@ def cross(rows, scale: Scale, divisor: str = "n-1") -> list:
     """Cross-IMP of every real result in a field of at least two real results."""
     out = []
     for _, f in fields(rows):
+        f = list(f)
         real = [r for r in f if not r.adjusted]
         n = len(real)
         if n < 2:
@@ -345,7 +350,7 @@ def cross(rows, scale: Scale, divisor: str = "n-1") -> list:
         counts = Counter(r.score for r in real)
         # imp(0) = 0, so comparing a result with itself adds nothing
         raw = {s: sum(c * scale.imp(s - v) for v, c in counts.items()) for s in counts}
-        div = DIVISORS[divisor](n)
+        div = DIVISORS[divisor](n, len(f))
         out.extend(Cross(r, raw[r.score], raw[r.score] / div, n - 1) for r in real)
     return out
 

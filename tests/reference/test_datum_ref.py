@@ -190,6 +190,11 @@ class ButlerAndCross(unittest.TestCase):
         got = [(x.row.table, x.raw, x.avg, x.terms) for x in ref.cross(rows, WBF)]
         self.assertEqual(got, [(1, 6, 3, 2), (2, -3, F(-3, 2), 2), (3, -3, F(-3, 2), 2)])
         self.assertEqual([x.avg for x in ref.cross(rows, WBF, "n")], [2, -1, -1])
+        # tables: 4 tables, 3 played: raw x 4 / (3 x 3); every table played: n-1
+        self.assertEqual([x.avg for x in ref.cross(rows, WBF, "tables")],
+                         [F(8, 3), F(-4, 3), F(-4, 3)])
+        self.assertEqual([x.avg for x in ref.cross(rows[:3], WBF, "tables")],
+                         [3, F(-3, 2), F(-3, 2)])
         totals = {t.pair: t for t in ref.cross_pairs(ref.cross(rows, WBF, "none"))}
         self.assertEqual((totals["b"].imps, totals["b"].raw, totals["b"].boards), (-6, -6, 1))
         self.assertNotIn("g", totals)
