@@ -104,14 +104,15 @@ int cli_output_create(datum_ctx *ctx, const char *path, const datum_archive *a,
                       const cli_method_options *mo, datum_output **out);
 
 /* ------------------------------------------------------------------------ */
-/* --compare-published (published.c): datum's North-South figure of every   */
-/* line against the one another program published (docs/cli.md).           */
+/* --compare-published (published.c): datum's North-South and East-West    */
+/* figures of every line against the ones another program published         */
+/* (docs/cli.md).                                                           */
 
 typedef struct cli_published cli_published;
 
 /* The chunk columns cli_published_add reads. */
 #define CLI_PUBLISHED_COLUMNS                                                                      \
-    (DATUM_COL_PUBLISHED_NS | DATUM_COL_PUBLISHED_METHOD | DATUM_COL_TABLE)
+    (DATUM_COL_PUBLISHED | DATUM_COL_TABLE)
 
 /* Starts a comparison with the published figures of archive a (opened from
  * path, kept open until the report), datum computing figures of the method
@@ -120,12 +121,15 @@ typedef struct cli_published cli_published;
 int cli_published_create(datum_ctx *ctx, const datum_archive *a, const char *path,
                          datum_published_method own, cli_published **out);
 /* Counts the lines of chunk c (read with CLI_PUBLISHED_COLUMNS) that have a
- * published NS figure, and those where it agrees with computed[row] (datum's
- * NS figure, NaN: none) within 0.005; keeps the first disagreements. */
-void cli_published_add(cli_published *p, const datum_chunk *c, const double *computed);
-/* Prints on out "published: N of M lines agree (tolerance 0.005)", the
- * first disagreements (event, section, board, table, published, computed)
- * and a note for lines that publish another method's figures. */
+ * published NS figure, and those where it agrees with ns[row] (datum's NS
+ * figure, NaN: none) within 0.005, keeping the first disagreements; likewise
+ * the lines with a published EW figure against ew[row] (ew NULL: -ns). */
+void cli_published_add(cli_published *p, const datum_chunk *c, const double *ns,
+                       const double *ew);
+/* Prints on out "published: N of M lines agree (tolerance 0.005)" (North-
+ * South), the first disagreements (event, section, board, table, published,
+ * computed), "published: East-West: N of M lines agree" when EW figures were
+ * published, and a note for lines that publish another method's figures. */
 void cli_published_report(const cli_published *p, FILE *out);
 void cli_published_free(cli_published **p); /* accepts NULL and *p == NULL */
 

@@ -370,7 +370,9 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
         accumulate(&t, job, &c, &bf);
         if (h5 && (rc = write_h5_chunk(h5, &col, job, &c, &bf)) < 0) goto done;
         if (results) write_results_rows(results, job, a, &c, &bf);
-        if (published) cli_published_add(published, &c, job->kind == JOB_CROSS ? bf.b : bf.a);
+        if (published) /* Butler: ns_imps, ew_imps; cross: ns_avg, EW its negation */
+            cli_published_add(published, &c, job->kind == JOB_CROSS ? bf.b : bf.a,
+                              job->kind == JOB_CROSS ? NULL : bf.b);
         datum_ctx_progress(ctx, c.first_row + c.n_rows, info.n_results);
     }
     cli_progress_finish(&progress);
@@ -395,10 +397,10 @@ done:
 
 /* --compare-published, for score (ns_imps) and cross (ns_avg). */
 #define COMPARE_PUBLISHED_HELP(figure)                                                             \
-    "  --compare-published   compare every " figure " with the figure the scoring\n"               \
-    "                        program published (a USEBIO import): the count that\n"             \
-    "                        agree and the first that do not, on stderr; --results\n"           \
-    "                        gets a published_ns column\n"
+    "  --compare-published   compare every " figure " (and East-West's) with the\n"               \
+    "                        figures the scoring program published (a USEBIO\n"                 \
+    "                        import): the count that agree and the first that do\n"            \
+    "                        not, on stderr; --results gets a published_ns column\n"
 
 static const char kScoreHelp[] =
     "usage: datum score ARCHIVE.h5 --datum RULE [options]\n"

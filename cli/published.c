@@ -1,6 +1,7 @@
 /* published.c - `--compare-published` of datum score and datum cross: datum's
- * North-South figure of every line against the one the scoring program
- * published (USEBIO imports keep it in the archive), reported on stderr. */
+ * North-South and East-West figures of every line against the ones the
+ * scoring program published (USEBIO imports keep them in the archive),
+ * reported on stderr. */
 #include "cli.h"
 
 #include <math.h>
@@ -23,7 +24,8 @@ typedef struct {
 struct cli_published {
     const datum_archive *a;
     datum_published_method own;
-    uint64_t compared, agree;
+    uint64_t compared, agree;       /* North-South */
+    uint64_t ew_compared, ew_agree; /* East-West, where published */
     uint64_t by_method[DATUM_PUBLISHED_COUNT]; /* lines compared, by published method */
     disagreement first[SHOWN];
 };
@@ -47,14 +49,25 @@ int cli_published_create(datum_ctx *ctx, const datum_archive *a, const char *pat
     return DATUM_OK;
 }
 
-void cli_published_add(cli_published *p, const datum_chunk *c, const double *computed)
+/* Whether a computed figure is the published one (false when it is NaN). */
+static int agrees(double published, double mine)
+{
+    return fabs(published - mine) <= TOLERANCE + SLACK;
+}
+
+void cli_published_add(cli_published *p, const datum_chunk *c, const double *ns,
+                       const double *ew)
 {
     for (uint64_t f = 0; f < c->n_fields; f++)
         for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
-            double published = c->published_ns[r], mine = computed[r];
+            double published = c->published_ns[r], mine = ns[r];
+            if (!isnan(c->published_ew[r])) {
+                p->ew_compared++;
+                p->ew_agree += agrees(c->published_ew[r], ew ? ew[r] : 0.0 - mine);
+            }
             if (isnan(published)) continue;
             p->by_method[c->published_method[r]]++;
-            if (fabs(published - mine) <= TOLERANCE + SLACK) { /* false when mine is NaN */
+            if (agrees(published, mine)) {
                 p->agree++;
             } else if (p->compared - p->agree < SHOWN) {
                 p->first[p->compared - p->agree] =
@@ -84,6 +97,9 @@ void cli_published_report(const cli_published *p, FILE *out)
     }
     if (differ > SHOWN)
         fprintf(out, "published:   ... and %llu more\n", (unsigned long long)(differ - SHOWN));
+    if (p->ew_compared)
+        fprintf(out, "published: East-West: %llu of %llu lines agree\n",
+                (unsigned long long)p->ew_agree, (unsigned long long)p->ew_compared);
     /* Matchpoints against IMPs can only disagree: say so rather than let the
      * count speak alone. (imps and other name no method: no note.) */
     for (int m = DATUM_PUBLISHED_BUTLER; m <= DATUM_PUBLISHED_MATCHPOINTS; m++)

@@ -76,8 +76,8 @@ def expected_counts(path):
     return lines, adjusted, len(fields), len(pairs), len(events)
 
 
-def published_points(path):
-    """{(event, section, board, table): NS points (None if absent)} of every TRAVELLER_LINE, the
+def published_points(path, side="NS"):
+    """{(event, section, board, table): SIDE's points (None if absent)} of every TRAVELLER_LINE, the
     key named as docs/cli.md "USEBIO" says: event "DESCRIPTION YYYY-MM-DD", section
     "SESSION/SECTION" ("1", "-" when absent), table the line's rank on its board, counted afresh
     at each EVENT, SESSION and SECTION."""
@@ -106,7 +106,7 @@ def published_points(path):
             board = int(node.findtext("BOARD_NUMBER"))
         elif tag == "TRAVELLER_LINE":
             ranks[board] = ranks.get(board, 0) + 1
-            ns = [float(c.text) for c in node if re.fullmatch(r"NS_.+_POINTS", c.tag)]
+            ns = [float(c.text) for c in node if re.fullmatch(side + r"_.+_POINTS", c.tag)]
             key = (event, "%s/%s" % (session or "1", section or "-"), board, ranks[board])
             out[key] = ns[0] if ns else None
             return
@@ -118,13 +118,16 @@ def published_points(path):
 
 
 AGREE = re.compile(r"^published: (\d+) of (\d+) lines agree \(tolerance 0\.005\)$", re.M)
+EW_AGREE = re.compile(r"^published: East-West: (\d+) of (\d+) lines agree$", re.M)
 
 
 def compare(datum, command, archive, xml, column, tmp, *options):
     """Runs `datum COMMAND ARCHIVE --compare-published --results R.csv`; returns the counts it
     printed (agree, compared), the same counts computed here from the XML's NS points and the
-    results' COLUMN (tolerance 0.005), and whether every published_ns of the results is the
-    XML's (score: one row per line); None if datum failed."""
+    results' COLUMN (tolerance 0.005), whether every published_ns of the results is the XML's
+    (score: one row per line), and the East-West counts printed and computed here from the XML's
+    EW points (EW's figure: the results' ew_imps where given, else -COLUMN); None if datum
+    failed."""
     res = os.path.join(tmp, "compare.csv")
     rc, so, se = run(datum, command, archive, *options, "--compare-published", "--results", res)
     m = AGREE.search(se)
@@ -140,7 +143,18 @@ def compare(datum, command, archive, xml, column, tmp, *options):
     lines = [(p, rows[k][column] if k in rows else "") for k, p in published.items()
              if p is not None]
     agree = sum(c != "" and abs(float(c) - p) <= 0.005 + 1e-9 for p, c in lines)
-    return (int(m.group(1)), int(m.group(2))), (agree, len(lines)), kept
+
+    def ew_of(r):
+        if r.get("ew_imps"):
+            return float(r["ew_imps"])
+        return -float(r[column]) if r[column] else None
+    ew_lines = [(p, ew_of(rows[k]) if k in rows else None)
+                for k, p in published_points(xml, "EW").items() if p is not None]
+    ew_agree = sum(c is not None and abs(c - p) <= 0.005 + 1e-9 for p, c in ew_lines)
+    e = EW_AGREE.search(se)
+    ew_printed = (int(e.group(1)), int(e.group(2))) if e else (0, 0)
+    return ((int(m.group(1)), int(m.group(2))), (agree, len(lines)), kept,
+            (ew_printed, (ew_agree, len(ew_lines))))
 
 
 def info_counts(text):
@@ -168,6 +182,9 @@ def real_files(datum, data, tmp):
         # Every line's published NS points, kept in the archive, come back in --results.
         got = compare(datum, "score", out, path, "ns_imps", tmp, "--datum", "mean")
         check(got is not None and got[2], "%s: published_ns differs from the XML" % path)
+        check(got is not None and got[3][0] == got[3][1],
+              "%s: East-West agreement: datum %s, here %s" % (path, got and got[3][0],
+                                                           got and got[3][1]))
         os.remove(out)
     # Several files in one archive: events stay apart.
     two = [os.path.join(data, "usebio-abftech-cobalt", n)
@@ -216,10 +233,13 @@ def real_files(datum, data, tmp):
         got = compare(datum, how[0], out, xml, how[1], tmp, *how[2:]) if rc == 0 else None
         if got is None:
             continue
-        printed, here, kept = got
+        printed, here, kept, (ew_printed, ew_here) = got
         check(printed == here == (n, n) and kept,
               "%s: datum says %s of the published lines agree, the XML %s, expected %d of %d"
               % (rel, printed, here, n, n))
+        check(ew_printed == ew_here == (n, n),
+              "%s: East-West: datum says %s agree, the XML %s, expected %d of %d"
+              % (rel, ew_printed, ew_here, n, n))
         total[how[0]][0] += printed[0]
         total[how[0]][1] += printed[1]
     check(total == {"score": [385, 385], "cross": [876, 876]},
