@@ -182,9 +182,9 @@ def real_files(datum, data, tmp):
         # Every line's published NS points, kept in the archive, come back in --results.
         got = compare(datum, "score", out, path, "ns_imps", tmp, "--datum", "mean")
         check(got is not None and got[2], "%s: published_ns differs from the XML" % path)
-        check(got is not None and got[3][0] == got[3][1],
-              "%s: East-West agreement: datum %s, here %s" % (path, got and got[3][0],
-                                                           got and got[3][1]))
+        check(got is not None and got[0] == got[1] and got[3][0] == got[3][1],
+              "%s: agreement (NS, EW): datum %s, here %s" % (
+                  path, got and (got[0], got[3][0]), got and (got[1], got[3][1])))
         os.remove(out)
     # Several files in one archive: events stay apart.
     two = [os.path.join(data, "usebio-abftech-cobalt", n)
