@@ -277,18 +277,9 @@ static int check_values(datum_archive_writer *w, const column *c, const io_datas
 /* The row arrays of a chunk, by /results column number. */
 static void row_arrays(const datum_chunk *c, const void *a[IO_N_RESULT_COLS])
 {
-    a[IO_R_TABLE] = c->table;
-    a[IO_R_NS_PAIR] = c->ns_pair;
-    a[IO_R_EW_PAIR] = c->ew_pair;
-    a[IO_R_NS_SCORE] = c->ns_score;
-    a[IO_R_ADJUSTED] = c->adjusted;
-    a[IO_R_DATE] = c->date;
-    a[IO_R_NS_TEAM] = c->ns_team;
-    a[IO_R_EW_TEAM] = c->ew_team;
-    a[IO_R_MATCH] = c->match;
-    a[IO_R_PUBLISHED_NS] = c->published_ns;
-    a[IO_R_PUBLISHED_EW] = c->published_ew;
-    a[IO_R_PUBLISHED_METHOD] = c->published_method;
+#define GET_MEMBER(column, member) a[column] = c->member;
+    IO_RESULT_MEMBERS(GET_MEMBER)
+#undef GET_MEMBER
 }
 
 /* The shape of a chunk: arrays present as the plan says, offsets of whole

@@ -90,36 +90,37 @@ static inline __attribute__((always_inline)) void widen_span(const unsigned char
                                                              size_t size, int sgn)
 {
     /* T: the narrowest type that holds every file value, so that the loops
-     * vectorise (int32 minima and maxima exist in SIMD, int64 ones barely). */
-#define WIDEN_LOOP(T, STORE)                                                                      \
+     * vectorise (int32 minima and maxima exist in SIMD, int64 ones barely).
+     * The span's range starts at [T_MAX, T_MIN]: merged into [*lo, *hi] it
+     * changes nothing that a value of type T would not. */
+#define WIDEN_LOOP(T, T_MIN, T_MAX, STORE)                                                        \
     {                                                                                              \
-        T l = *lo < (int64_t)MAX_OF(T) ? (T)*lo : MAX_OF(T);                                       \
-        T h = *hi > (int64_t)MIN_OF(T) ? (T)*hi : MIN_OF(T);                                       \
+        T l = T_MAX, h = T_MIN;                                                                    \
         for (size_t i = from; i < to; i++) {                                                       \
             T v = (T)load_int(in, i, size, sgn);                                                   \
             l = v < l ? v : l;                                                                     \
             h = v > h ? v : h;                                                                     \
             STORE;                                                                                 \
         }                                                                                          \
-        *lo = l;                                                                                   \
-        *hi = h;                                                                                   \
+        if (l < *lo) *lo = l;                                                                      \
+        if (h > *hi) *hi = h;                                                                      \
     }
-#define WIDEN_KINDS(T)                                                                            \
+#define WIDEN_KINDS(T, T_MIN, T_MAX)                                                              \
     switch (kind) {                                                                                \
-    case IO_KIND_U8: WIDEN_LOOP(T, ((uint8_t *)out)[i] = (uint8_t)clamp(v, 0, UINT8_MAX)) break;   \
-    case IO_KIND_U32: WIDEN_LOOP(T, ((uint32_t *)out)[i] = (uint32_t)clamp(v, 0, UINT32_MAX)) break; \
-    case IO_KIND_U64: WIDEN_LOOP(T, ((uint64_t *)out)[i] = (uint64_t)clamp(v, 0, INT64_MAX)) break; \
-    default: WIDEN_LOOP(T, ((int32_t *)out)[i] = (int32_t)clamp(v, INT32_MIN, INT32_MAX))          \
+    case IO_KIND_U8:                                                                               \
+        WIDEN_LOOP(T, T_MIN, T_MAX, ((uint8_t *)out)[i] = (uint8_t)clamp(v, 0, UINT8_MAX))         \
+        break;                                                                                     \
+    case IO_KIND_U32:                                                                              \
+        WIDEN_LOOP(T, T_MIN, T_MAX, ((uint32_t *)out)[i] = (uint32_t)clamp(v, 0, UINT32_MAX))      \
+        break;                                                                                     \
+    case IO_KIND_U64:                                                                              \
+        WIDEN_LOOP(T, T_MIN, T_MAX, ((uint64_t *)out)[i] = (uint64_t)clamp(v, 0, INT64_MAX))       \
+        break;                                                                                     \
+    default:                                                                                       \
+        WIDEN_LOOP(T, T_MIN, T_MAX, ((int32_t *)out)[i] = (int32_t)clamp(v, INT32_MIN, INT32_MAX)) \
     }
-#define MAX_OF(T) ((T)(sizeof(T) == 4 ? INT32_MAX : INT64_MAX))
-#define MIN_OF(T) ((T)(sizeof(T) == 4 ? INT32_MIN : INT64_MIN))
-    /* [*lo, *hi] only grows: an empty or narrower range merges unchanged. */
-    int64_t lo0 = *lo, hi0 = *hi;
-    if (size <= 2) WIDEN_KINDS(int32_t) else WIDEN_KINDS(int64_t)
-    if (lo0 < *lo) *lo = lo0;
-    if (hi0 > *hi) *hi = hi0;
-#undef MIN_OF
-#undef MAX_OF
+    if (size <= 2) WIDEN_KINDS(int32_t, INT32_MIN, INT32_MAX)
+    else WIDEN_KINDS(int64_t, INT64_MIN, INT64_MAX)
 #undef WIDEN_KINDS
 #undef WIDEN_LOOP
 }
@@ -355,18 +356,9 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
     chunk->field_section = r->field[IO_F_SECTION].data;
     chunk->field_board = r->field[IO_F_BOARD].data;
     chunk->field_date = r->field[IO_F_DATE].data;
-    chunk->table = row[IO_R_TABLE];
-    chunk->ns_pair = row[IO_R_NS_PAIR];
-    chunk->ew_pair = row[IO_R_EW_PAIR];
-    chunk->ns_score = row[IO_R_NS_SCORE];
-    chunk->adjusted = row[IO_R_ADJUSTED];
-    chunk->date = row[IO_R_DATE];
-    chunk->ns_team = row[IO_R_NS_TEAM];
-    chunk->ew_team = row[IO_R_EW_TEAM];
-    chunk->match = row[IO_R_MATCH];
-    chunk->published_ns = row[IO_R_PUBLISHED_NS];
-    chunk->published_ew = row[IO_R_PUBLISHED_EW];
-    chunk->published_method = row[IO_R_PUBLISHED_METHOD];
+#define SET_MEMBER(column, member) chunk->member = row[column];
+    IO_RESULT_MEMBERS(SET_MEMBER)
+#undef SET_MEMBER
     r->next_field = f0 + k;
     return DATUM_OK;
 }

@@ -41,6 +41,22 @@ enum {
     IO_R_PUBLISHED_METHOD,
     IO_N_RESULT_COLS
 };
+/* Each /results column's member of datum_chunk: X(column number, member),
+ * the one list the chunk reader and the archive writer both go by. */
+#define IO_RESULT_MEMBERS(X)                                                                      \
+    X(IO_R_TABLE, table)                                                                           \
+    X(IO_R_NS_PAIR, ns_pair)                                                                       \
+    X(IO_R_EW_PAIR, ew_pair)                                                                       \
+    X(IO_R_NS_SCORE, ns_score)                                                                     \
+    X(IO_R_ADJUSTED, adjusted)                                                                     \
+    X(IO_R_DATE, date)                                                                             \
+    X(IO_R_NS_TEAM, ns_team)                                                                       \
+    X(IO_R_EW_TEAM, ew_team)                                                                       \
+    X(IO_R_MATCH, match)                                                                           \
+    X(IO_R_PUBLISHED_NS, published_ns)                                                             \
+    X(IO_R_PUBLISHED_EW, published_ew)                                                             \
+    X(IO_R_PUBLISHED_METHOD, published_method)
+
 /* /dict string datasets, in the order of datum_dict; teams and matches only
  * if has_teams. */
 enum { IO_D_EVENTS, IO_D_SECTIONS, IO_D_PAIRS, IO_D_TEAMS, IO_D_MATCHES, IO_N_DICTS };

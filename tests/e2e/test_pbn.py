@@ -15,13 +15,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from fractions import Fraction
 
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what)
+from e2e_common import FAILURES, check
 
 
 def run(datum, *args):

@@ -17,23 +17,12 @@ import csv
 import glob
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-FAILURES = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what)
-
-
-def run(datum, *args):
-    p = subprocess.run([datum, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+from e2e_common import FAILURES, check
+from e2e_common import run_text as run
 
 
 def expected_counts(path):

@@ -33,6 +33,21 @@ int tu_leave_temp_dir(void **state)
     return 0;
 }
 
+datum_ctx *tu_ctx;
+
+int tu_enter_with_ctx(void **state)
+{
+    tu_enter_temp_dir(state);
+    assert_int_equal(datum_ctx_create(&tu_ctx), DATUM_OK);
+    return 0;
+}
+
+int tu_leave_with_ctx(void **state)
+{
+    datum_ctx_free(&tu_ctx);
+    return tu_leave_temp_dir(state);
+}
+
 void tu_write(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");

@@ -15,6 +15,12 @@ int tu_leave_temp_dir(void **state);
 /* A test run in a fresh temporary folder. */
 #define tu_temp_dir_test(f) cmocka_unit_test_setup_teardown(f, tu_enter_temp_dir, tu_leave_temp_dir)
 
+/* The same with a fresh context in tu_ctx, freed by the teardown. */
+extern datum_ctx *tu_ctx;
+int tu_enter_with_ctx(void **state);
+int tu_leave_with_ctx(void **state);
+#define tu_ctx_test(f) cmocka_unit_test_setup_teardown(f, tu_enter_with_ctx, tu_leave_with_ctx)
+
 /* Writes text to path (replacing it). */
 void tu_write(const char *path, const char *text);
 /* The whole file, NUL-terminated, malloc'd; *len its size (len may be NULL). */

@@ -10,21 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static datum_ctx *g_ctx;
-
-static int setup(void **state)
-{
-    tu_enter_temp_dir(state);
-    assert_int_equal(datum_ctx_create(&g_ctx), DATUM_OK);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    datum_ctx_free(&g_ctx);
-    tu_leave_temp_dir(state);
-    return 0;
-}
 
 /* One row of every kind of field, then a short row. */
 static void write_rows(datum_csv_writer *w)
@@ -53,7 +38,7 @@ static void test_quoting_and_commit(void **state)
 {
     datum_csv_writer *w = NULL;
     tu_write("out.csv", "old");
-    assert_int_equal(datum_csv_create(g_ctx, "out.csv", &w), DATUM_OK);
+    assert_int_equal(datum_csv_create(tu_ctx, "out.csv", &w), DATUM_OK);
     write_rows(w);
     assert_int_equal(tu_count_files(), 2); /* out.csv and the temporary file */
     char *text = tu_read("out.csv", NULL);
@@ -71,7 +56,7 @@ static void test_abort(void **state)
 {
     datum_csv_writer *w = NULL;
     tu_write("out.csv", "old");
-    assert_int_equal(datum_csv_create(g_ctx, "out.csv", &w), DATUM_OK);
+    assert_int_equal(datum_csv_create(tu_ctx, "out.csv", &w), DATUM_OK);
     write_rows(w);
     datum_csv_abort(&w);
     assert_null(w);
@@ -87,12 +72,12 @@ static void test_abort(void **state)
 static void test_failed_commit_removes_temp(void **state)
 {
     datum_csv_writer *w = NULL;
-    assert_int_equal(datum_csv_create(g_ctx, "late.csv", &w), DATUM_OK);
+    assert_int_equal(datum_csv_create(tu_ctx, "late.csv", &w), DATUM_OK);
     write_rows(w);
     assert_int_equal(mkdir("late.csv", 0777), 0); /* rename onto a folder fails */
-    assert_failure(g_ctx, datum_csv_commit(&w), DATUM_E_IO, "cannot write late.csv: Is a directory");
+    assert_failure(tu_ctx, datum_csv_commit(&w), DATUM_E_IO, "cannot write late.csv: Is a directory");
     assert_int_equal(tu_count_files(), 1);
-    assert_failure(g_ctx, datum_csv_create(g_ctx, "nodir/x.csv", &w), DATUM_E_IO,
+    assert_failure(tu_ctx, datum_csv_create(tu_ctx, "nodir/x.csv", &w), DATUM_E_IO,
                    "cannot create nodir/x.csv: No such file or directory");
     assert_null(w);
 }
@@ -103,14 +88,14 @@ static void test_refuses_what_is_not_a_regular_file(void **state)
 {
     datum_csv_writer *w = NULL;
     struct stat st;
-    assert_failure(g_ctx, datum_csv_create(g_ctx, "/dev/null", &w), DATUM_E_ARG,
+    assert_failure(tu_ctx, datum_csv_create(tu_ctx, "/dev/null", &w), DATUM_E_ARG,
                    "cannot write /dev/null: not a regular file (outputs are written to a "
                    "temporary file and renamed into place)");
     assert_null(w);
     assert_int_equal(stat("/dev/null", &st), 0);
     assert_true(S_ISCHR(st.st_mode));
     assert_int_equal(mkdir("dir.csv", 0777), 0);
-    assert_failure(g_ctx, datum_csv_create(g_ctx, "dir.csv", &w), DATUM_E_ARG,
+    assert_failure(tu_ctx, datum_csv_create(tu_ctx, "dir.csv", &w), DATUM_E_ARG,
                    "cannot write dir.csv: not a regular file (outputs are written to a "
                    "temporary file and renamed into place)");
     assert_int_equal(tu_count_files(), 1);
@@ -125,7 +110,7 @@ static int write_stdout_to(const char *target, int repeat)
     assert_true(fd >= 0 && saved >= 0);
     fflush(stdout);
     assert_int_equal(dup2(fd, 1), 1);
-    rc = datum_csv_create(g_ctx, "-", &w);
+    rc = datum_csv_create(tu_ctx, "-", &w);
     for (int i = 0; i < repeat && rc == DATUM_OK; i++) write_rows(w);
     if (rc == DATUM_OK) rc = datum_csv_commit(&w);
     __fpurge(stdout); /* what a full device refused must not come out later */
@@ -145,7 +130,7 @@ static void test_stdout(void **state)
     assert_int_equal(tu_count_files(), 1); /* no temporary file for "-" */
     if (access("/dev/full", W_OK) != 0) skip();
     /* Several buffers' worth, so that the writes fail before the flush too. */
-    assert_failure(g_ctx, write_stdout_to("/dev/full", 40000), DATUM_E_IO,
+    assert_failure(tu_ctx, write_stdout_to("/dev/full", 40000), DATUM_E_IO,
                    "cannot write standard output: No space left on device");
 }
 
@@ -197,12 +182,12 @@ static void test_format_real(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_quoting_and_commit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_commit_removes_temp, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refuses_what_is_not_a_regular_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_format_real, setup, teardown),
+        tu_ctx_test(test_quoting_and_commit),
+        tu_ctx_test(test_abort),
+        tu_ctx_test(test_failed_commit_removes_temp),
+        tu_ctx_test(test_refuses_what_is_not_a_regular_file),
+        tu_ctx_test(test_stdout),
+        tu_ctx_test(test_format_real),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
