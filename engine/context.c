@@ -1,7 +1,9 @@
 /* context.c - the context object: thread count, progress and the error state. */
-#include "datum.h"
+#include "datum_alloc.h"
+#include "internal.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,8 @@ struct datum_ctx {
     char message[1024]; /* its message */
     datum_progress_fn progress;
     void *progress_user;
+    atomic_long allocations; /* made through the context (datum_alloc.h) */
+    long fail_at;            /* the allocation to refuse; < 0: none */
 };
 
 const char *datum_version(void) { return DATUM_VERSION_STRING; }
@@ -35,10 +39,13 @@ const char *datum_strerror(int code)
 
 int datum_ctx_create(datum_ctx **out)
 {
+    /* The context itself comes from the C library: there is none to count in. */
     datum_ctx *ctx = calloc(1, sizeof *ctx);
     *out = ctx;
     if (!ctx) return DATUM_E_NOMEM;
     ctx->threads = 1;
+    ctx->fail_at = -1;
+    atomic_init(&ctx->allocations, 0);
     return DATUM_OK;
 }
 
@@ -89,4 +96,20 @@ void datum_ctx_clear(datum_ctx *ctx)
 {
     ctx->code = DATUM_OK;
     ctx->message[0] = '\0';
+}
+
+void datum_ctx_fail_allocation(datum_ctx *ctx, long k)
+{
+    atomic_store(&ctx->allocations, 0);
+    ctx->fail_at = k < 0 ? -1 : k;
+}
+
+long datum_ctx_allocations(const datum_ctx *ctx) { return atomic_load(&ctx->allocations); }
+
+int datum_ctx_allocation_refused(datum_ctx *ctx)
+{
+    /* A NULL context (a caller with none) is counted nowhere and never refused. */
+    if (!ctx) return 0;
+    long n = atomic_fetch_add(&ctx->allocations, 1);
+    return ctx->fail_at >= 0 && n == ctx->fail_at;
 }
