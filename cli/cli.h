@@ -5,6 +5,7 @@
 
 #include "datum.h"
 #include "datum_io.h"
+#include "datum_text.h"
 
 #include <stdio.h>
 
@@ -140,9 +141,6 @@ typedef struct {
     double start;
     int shown;
 } cli_progress;
-
-/* YYYY-MM-DD of a day count since 1970-01-01 (proleptic Gregorian). */
-void cli_format_date(int32_t days, char out[48]);
 
 void cli_progress_start(cli_progress *p, datum_ctx *ctx, const char *label);
 void cli_progress_finish(cli_progress *p);

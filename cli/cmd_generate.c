@@ -2,7 +2,6 @@
 #include "cli.h"
 #include "generate.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,10 +30,8 @@ static const char kHelp[] =
 
 static int set_seed(cli_parser *p, const char *value, void *target)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(value, &end, 10);
-    if (errno || end == value || *end || value[0] == '-')
+    uint64_t v;
+    if (datum_parse_uint(value, strlen(value), UINT64_MAX, &v) != DATUM_PARSE_OK)
         return cli_usage_error(p, "--seed takes a whole number from 0 to 2^64-1, not '%s'", value);
     *(uint64_t *)target = v;
     return 0;

@@ -56,7 +56,7 @@ static int import_pbn(const char *const *paths, size_t n, const char *out, int s
     if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
     datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
     po.strict = strict;
-    po.warn = print_warning;
+    datum_ctx_set_warning(ctx, print_warning, NULL);
     int rc = datum_import_pbn(ctx, paths, n, out, &po, wo);
     int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
     datum_archive *a;
@@ -66,7 +66,7 @@ static int import_pbn(const char *const *paths, size_t n, const char *out, int s
         printf("imported %llu results (%llu scores computed, %llu warnings) in %llu board "
                "fields, %u pairs, into %s\n",
                (unsigned long long)info.n_results, (unsigned long long)po.n_computed,
-               (unsigned long long)po.n_warnings, (unsigned long long)info.n_fields,
+               (unsigned long long)datum_ctx_warnings(ctx), (unsigned long long)info.n_fields,
                info.n_pairs, out);
         datum_archive_close(&a);
     }
@@ -76,9 +76,8 @@ static int import_pbn(const char *const *paths, size_t n, const char *out, int s
 
 static int set_level(cli_parser *p, const char *value, void *target)
 {
-    char *end;
-    long v = strtol(value, &end, 10);
-    if (*end || end == value || v < 1 || v > 9)
+    int64_t v;
+    if (datum_parse_int(value, strlen(value), 1, 9, &v) != DATUM_PARSE_OK)
         return cli_usage_error(p, "--deflate takes a level from 1 to 9, not '%s'", value);
     *(int *)target = (int)v;
     return 0;

@@ -96,9 +96,9 @@ static int describe(datum_ctx *ctx, const char *path)
         for (uint64_t row = 0; c.adjusted && row < c.n_rows; row++) adjusted += c.adjusted[row] != 0;
         if (c.match) count_teams(&teams, &c);
     }
-    char first[48], last[48];
-    cli_format_date(info.first_date, first);
-    cli_format_date(info.last_date, last);
+    char first[DATUM_DATE_SIZE], last[DATUM_DATE_SIZE];
+    datum_format_date(info.first_date, first);
+    datum_format_date(info.last_date, last);
     printf("archive    %s (format %d)\n", path, info.format_version);
     printf("events     %u\n", info.n_events);
     for (uint32_t e = 0; e < info.n_events && e < 20; e++) printf("             %s\n", datum_archive_event(a, e));

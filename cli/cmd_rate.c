@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "datum_rate.h"
 
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,24 +71,23 @@ typedef struct {
 /* ------------------------------------------------------------------------ */
 /* Options                                                                  */
 
+/* A decimal real (datum_parse_real) in lo..hi: 0, or -1. */
 static int parse_real(const char *text, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= lo && v <= hi)) return -1;
-    *out = v;
-    return 0;
+    return datum_parse_real(text, strlen(text), lo, hi, out) == DATUM_PARSE_OK ? 0 : -1;
 }
 
-/* SIZE: bytes, with an optional K, M, G or T (powers of 1024). */
+/* SIZE: a positive number of bytes, with an optional K, M, G or T (powers of
+ * 1024): 0, or -1. */
 static int parse_size(const char *text, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    const char *units = "KMGT", *u = *end ? strchr(units, *end) : NULL;
-    if (errno || end == text || !(v > 0) || (*end && (!u || end[1]))) return -1;
+    static const char units[] = "KMGT";
+    size_t len = strlen(text);
+    const char *u = len > 1 ? strchr(units, text[len - 1]) : NULL;
+    double v;
+    if (u && *u) len--;
+    else u = NULL;
+    if (datum_parse_real(text, len, 0, DBL_MAX, &v) != DATUM_PARSE_OK || !(v > 0)) return -1;
     for (const char *k = units; u && k <= u; k++) v *= 1024;
     *out = v;
     return 0;
@@ -107,7 +106,7 @@ static int choice(const char *text, const char *const *names, int n)
 
 static int parse_day(cli_parser *p, const char *option, const char *text, int32_t *day)
 {
-    if (datum_parse_date(text, day) != 0)
+    if (datum_parse_date(text, strlen(text), DATUM_DATE_ISO, day) != DATUM_PARSE_OK)
         return cli_usage_error(p, "%s takes a date YYYY-MM-DD, not '%s'", option, text);
     return 0;
 }
@@ -301,8 +300,8 @@ static void json_reals(FILE *f, const json_num *v, size_t n, const char *after)
 
 static void json_date(FILE *f, const char *key, int has, int32_t day, const char *after)
 {
-    char buf[48];
-    if (has) cli_format_date(day, buf);
+    char buf[DATUM_DATE_SIZE];
+    if (has) datum_format_date(day, buf);
     if (has) fprintf(f, "\"%s\": \"%s\"%s", key, buf, after);
     else fprintf(f, "\"%s\": null%s", key, after);
 }

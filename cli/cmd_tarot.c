@@ -70,9 +70,8 @@ typedef struct {
 
 static int set_bonus_etuis(cli_parser *p, const char *value, void *target)
 {
-    char *end;
-    long v = strtol(value, &end, 10);
-    if (*end || end == value || v < 1 || v > 1000)
+    int64_t v;
+    if (datum_parse_int(value, strlen(value), 1, 1000, &v) != DATUM_PARSE_OK)
         return cli_usage_error(p, "--bonus-etuis takes a number of étuis from 1 to 1000, not '%s'",
                                value);
     *(int *)target = (int)v;
@@ -131,9 +130,9 @@ static int defense_text_build(datum_ctx *ctx, const datum_tarot_data *d, defense
 /* "14/03/2026", or "14/03/2026 – 15/03/2026" for an event over two days. */
 static void french_dates(int32_t first, int32_t last, char out[96])
 {
-    char a[48], b[48];
-    cli_format_date(first, a);
-    cli_format_date(last, b);
+    char a[DATUM_DATE_SIZE], b[DATUM_DATE_SIZE];
+    datum_format_date(first, a);
+    datum_format_date(last, b);
     int n = snprintf(out, 96, "%.2s/%.2s/%.4s", a + 8, a + 5, a);
     if (last != first) snprintf(out + n, (size_t)(96 - n), " – %.2s/%.2s/%.4s", b + 8, b + 5, b);
 }

@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,21 +67,10 @@ int cli_set_string(cli_parser *p, const char *value, void *target)
     return 0;
 }
 
-/* Parses a whole decimal integer in [lo, hi]. */
-static int parse_int(const char *text, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 int cli_set_threads(cli_parser *p, const char *value, void *target)
 {
-    long v;
-    if (parse_int(value, 1, 1024, &v) != 0)
+    int64_t v;
+    if (datum_parse_int(value, strlen(value), 1, 1024, &v) != DATUM_PARSE_OK)
         return cli_usage_error(p, "--threads takes a whole number from 1 to 1024, not '%s'", value);
     *(int *)target = (int)v;
     return 0;
@@ -90,8 +79,8 @@ int cli_set_threads(cli_parser *p, const char *value, void *target)
 int cli_set_bounded_int(cli_parser *p, const char *value, void *target)
 {
     cli_bounded_int *b = target;
-    long v;
-    if (parse_int(value, b->lo, b->hi, &v) != 0)
+    int64_t v;
+    if (datum_parse_int(value, strlen(value), b->lo, b->hi, &v) != DATUM_PARSE_OK)
         return cli_usage_error(p, "%s takes a whole number from %ld to %ld, not '%s'", b->name,
                                b->lo, b->hi, value);
     *b->value = (int)v;
@@ -158,19 +147,18 @@ _Static_assert(sizeof kDivisors / sizeof *kDivisors == DATUM_DIVISOR_TABLES_SCAL
 static int parse_trim(cli_parser *p, const char *text, datum_rule *r)
 {
     size_t len = strlen(text);
-    long k;
+    int64_t k;
     if (strcmp(text, "none") == 0) {
         r->trim = DATUM_TRIM_NONE;
     } else if (strcmp(text, "tenth") == 0) {
         r->trim = DATUM_TRIM_TENTH;
     } else if (len > 1 && text[len - 1] == '%') {
-        char *end;
-        double pct = strtod(text, &end);
-        if (end != text + len - 1 || !(pct >= 0 && pct <= 50))
+        double pct;
+        if (datum_parse_real(text, len - 1, 0, 50, &pct) != DATUM_PARSE_OK)
             return cli_usage_error(p, "--trim %s: the percentage must be from 0%% to 50%%", text);
         r->trim = DATUM_TRIM_PERCENT;
         r->trim_percent = pct;
-    } else if (parse_int(text, 0, 1000000, &k) == 0) {
+    } else if (datum_parse_int(text, len, 0, 1000000, &k) == DATUM_PARSE_OK) {
         r->trim = DATUM_TRIM_FIXED;
         r->trim_count = (int)k;
     } else {
@@ -186,12 +174,12 @@ static int parse_awards(cli_parser *p, const char *text, datum_adjusted_imps *a)
     double v[3];
     const char *s = text;
     for (int i = 0; i < 3; i++) {
-        char *end;
-        v[i] = strtod(s, &end);
-        if (end == s || (i < 2 && *end != ',') || (i == 2 && *end != '\0') || v[i] != v[i])
+        size_t n = strcspn(s, ",");
+        if ((s[n] == ',') != (i < 2) ||
+            datum_parse_real(s, n, -DBL_MAX, DBL_MAX, &v[i]) != DATUM_PARSE_OK)
             return cli_usage_error(p, "--adjusted-imps takes PLUS,AVERAGE,MINUS (e.g. 3,0,-3), not '%s'",
                                    text);
-        s = end + 1;
+        s += n + 1;
     }
     *a = (datum_adjusted_imps){v[0], v[1], v[2]};
     return 0;
@@ -348,19 +336,4 @@ void cli_progress_start(cli_progress *p, datum_ctx *ctx, const char *label)
 void cli_progress_finish(cli_progress *p)
 {
     if (p->shown) fputc('\n', stderr);
-}
-
-void cli_format_date(int32_t days, char out[48])
-{
-    /* H. Hinnant's civil_from_days: years counted from March. */
-    int64_t z = (int64_t)days + 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    int64_t d = doy - (153 * mp + 2) / 5 + 1;
-    int64_t m = mp < 10 ? mp + 3 : mp - 9;
-    int64_t y = yoe + era * 400 + (m <= 2);
-    snprintf(out, 48, "%04lld-%02lld-%02lld", (long long)y, (long long)m, (long long)d);
 }

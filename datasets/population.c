@@ -5,6 +5,7 @@
  * event names sort as they are planned). Serial and small: no result here.
  */
 #include "gen_internal.h"
+#include "datum_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,29 +319,19 @@ static int plan_events(plan *g)
 /* Names are built with every number reduced to its field's width (the
  * values are in range; the modulo shows the compiler that nothing is cut). */
 
-/* YYYY-MM-DD of day `doy` (0-based) of year y. */
-static void format_day(int y, int doy, char out[11])
-{
-    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0, m = 0;
-    while (doy >= days[m] + (m == 1 && leap)) doy -= days[m] + (m == 1 && leap), m++;
-    snprintf(out, 11, "%04u-%02u-%02u", (unsigned)y % 10000u, (unsigned)(m + 1) % 100u,
-             (unsigned)(doy + 1) % 100u);
-}
-
 void gen_event_name(const plan *g, const event *e, char out[NAME_SIZE])
 {
-    char day[11];
+    char day[DATUM_DATE_SIZE]; /* YYYY-MM-DD: the years are 1900..2150 */
     unsigned year = (unsigned)(g->o.first_year + e->year) % 10000u, session = e->session % 9u + 1;
-    format_day((int)year, e->date - g->jan1[e->year], day);
+    datum_format_date(e->date, day);
     switch (e->kind) {
-    case EV_CLUB: snprintf(out, NAME_SIZE, "Club %04u %s", (e->who + 1) % 10000u, day); break;
+    case EV_CLUB: snprintf(out, NAME_SIZE, "Club %04u %.10s", (e->who + 1) % 10000u, day); break;
     case EV_LEAGUE:
         snprintf(out, NAME_SIZE, "League %04u D%03u R%02u", year,
                  (unsigned)(g->divisions[e->who].number + 1) % 1000u, (e->round + 1) % 100u);
         break;
-    case EV_NATIONAL: snprintf(out, NAME_SIZE, "National %s S%u", day, session); break;
-    default: snprintf(out, NAME_SIZE, "Regional R%03u %s S%u", (e->who + 1) % 1000u, day, session);
+    case EV_NATIONAL: snprintf(out, NAME_SIZE, "National %.10s S%u", day, session); break;
+    default: snprintf(out, NAME_SIZE, "Regional R%03u %.10s S%u", (e->who + 1) % 1000u, day, session);
     }
 }
 
@@ -380,20 +371,7 @@ int gen_plan_build(plan *g)
     g->cy_offset = gen_alloc(g->ctx, (size_t)g->o.clubs * years + 1, sizeof *g->cy_offset);
     g->jan1 = gen_alloc(g->ctx, (size_t)years + 1, sizeof *g->jan1);
     if (!g->clubs || !g->cy_offset || !g->jan1) return DATUM_E_NOMEM;
-    int32_t day = 0; /* 1970-01-01 */
-    for (int y = 1970; y < g->o.first_year + years; y++) {
-        if (y >= g->o.first_year) g->jan1[y - g->o.first_year] = day;
-        day += 365 + ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0);
-    }
-    for (int y = 1969; y >= g->o.first_year; y--) { /* years before 1970 */
-        day = (y == 1969 ? 0 : g->jan1[y + 1 - g->o.first_year]) -
-              (365 + ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
-        g->jan1[y - g->o.first_year] = day;
-    }
-    g->jan1[years] =
-        g->jan1[years - 1] + 365 +
-        (((g->o.first_year + years - 1) % 4 == 0 && (g->o.first_year + years - 1) % 100 != 0) ||
-         (g->o.first_year + years - 1) % 400 == 0);
+    for (int y = 0; y <= years; y++) g->jan1[y] = datum_days_from_civil(g->o.first_year + y, 1, 1);
     for (uint32_t c = 0; c < (uint32_t)g->o.clubs && rc == DATUM_OK; c++) rc = plan_club(g, c);
     if (rc != DATUM_OK) return rc;
     g->cy_offset[(size_t)g->o.clubs * years] = g->n_cy_pairs;

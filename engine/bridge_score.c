@@ -3,6 +3,7 @@
  * parsers of contract and result strings, and the legality of a score. Pure
  * functions: no allocation, no I/O, no global state. */
 #include "datum.h"
+#include "datum_text.h"
 
 #include <string.h>
 
@@ -97,16 +98,10 @@ int datum_result_parse(const char *s, size_t len, int level, int *tricks)
         *tricks = 6 + level;
         return DATUM_OK;
     }
-    int sign = 0;
-    size_t i = 0;
-    if (s[0] == '+' || s[0] == '-') sign = s[0] == '+' ? 1 : -1, i = 1;
-    if (i == len) return DATUM_E_INPUT;
-    int v = 0;
-    for (; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9') return DATUM_E_INPUT;
-        v = 10 * v + (s[i] - '0');
-    }
-    int t = sign ? 6 + level + sign * v : v;
+    /* "+1", "-2": tricks over or under the contract; "10": tricks taken. */
+    int64_t v;
+    if (datum_parse_int(s, len, -13, 13, &v) != DATUM_PARSE_OK) return DATUM_E_INPUT;
+    int t = s[0] == '+' || s[0] == '-' ? 6 + level + (int)v : (int)v;
     if (t < 0 || t > 13) return DATUM_E_INPUT;
     *tricks = t;
     return DATUM_OK;

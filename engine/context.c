@@ -9,6 +9,9 @@
 #include <string.h>
 
 struct datum_ctx {
+    datum_warning_fn warning; /* warnings: the callback, its argument, the count */
+    void *warning_user;
+    uint64_t n_warnings;
     int threads;
     int code;           /* first error recorded, DATUM_OK if none */
     char message[1024]; /* its message */
@@ -75,6 +78,26 @@ void datum_ctx_set_progress(datum_ctx *ctx, datum_progress_fn fn, void *user)
 void datum_ctx_progress(datum_ctx *ctx, uint64_t done, uint64_t total)
 {
     if (ctx && ctx->progress) ctx->progress(ctx->progress_user, done, total);
+}
+
+void datum_ctx_set_warning(datum_ctx *ctx, datum_warning_fn fn, void *user)
+{
+    ctx->warning = fn;
+    ctx->warning_user = user;
+}
+
+uint64_t datum_ctx_warnings(const datum_ctx *ctx) { return ctx->n_warnings; }
+
+void datum_ctx_warn(datum_ctx *ctx, const char *fmt, ...)
+{
+    ctx->n_warnings++;
+    if (!ctx->warning) return;
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    ctx->warning(ctx->warning_user, message);
 }
 
 int datum_ctx_fail(datum_ctx *ctx, int code, const char *fmt, ...)

@@ -71,6 +71,23 @@ void datum_ctx_set_progress(datum_ctx *ctx, datum_progress_fn fn, void *user);
 /* Reports progress through the callback, if any (library-internal use). */
 void datum_ctx_progress(datum_ctx *ctx, uint64_t done, uint64_t total);
 
+/* Warnings: messages about input kept as it is (a suspect score). A reader
+ * reports each one through the callback set here (the CLI prints them on
+ * stderr) and the context counts them. Called from the calling thread only. */
+typedef void (*datum_warning_fn)(void *user, const char *message);
+/* Sets the callback (NULL: warnings are only counted) and its first argument. */
+void datum_ctx_set_warning(datum_ctx *ctx, datum_warning_fn fn, void *user);
+/* Warnings issued through ctx since its creation. */
+uint64_t datum_ctx_warnings(const datum_ctx *ctx);
+/* Formats a warning (printf-style, a complete message such as "FILE:LINE:
+ * ..."), counts it and passes it to the callback, if any (library-internal
+ * use). Messages longer than 1023 bytes are cut. */
+void datum_ctx_warn(datum_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Records an error (printf-style message) and returns code. A later error
  * does not overwrite the first one until datum_ctx_clear. */
 int datum_ctx_fail(datum_ctx *ctx, int code, const char *fmt, ...)

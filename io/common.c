@@ -157,7 +157,7 @@ void io_temp_discard(char **tmp)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Text and dates                                                           */
+/* Text                                                                     */
 
 int io_utf8_valid(const char *s, size_t n)
 {
@@ -180,33 +180,4 @@ int io_utf8_valid(const char *s, size_t n)
         if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
     }
     return 1;
-}
-
-int32_t io_days_from_civil(int y, int m, int d)
-{
-    /* H. Hinnant's days_from_civil: years counted from March, so that the
-     * leap day ends the year. y >= 1 keeps every quotient non-negative. */
-    y -= m <= 2;
-    int era = y / 400;
-    int yoe = y - era * 400;
-    int doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return (int32_t)(era * 146097 + doe - 719468);
-}
-
-int datum_parse_date(const char *s, int32_t *out)
-{
-    static const int days_in_month[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int ok = strlen(s) == 10 && s[4] == '-' && s[7] == '-';
-    for (int k = 0; ok && k < 10; k++)
-        if (k != 4 && k != 7 && (s[k] < '0' || s[k] > '9')) ok = 0;
-    if (!ok) return -1;
-#define DIGITS2(p) (((p)[0] - '0') * 10 + ((p)[1] - '0'))
-    int y = DIGITS2(s) * 100 + DIGITS2(s + 2), m = DIGITS2(s + 5), d = DIGITS2(s + 8);
-#undef DIGITS2
-    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (!(y >= 1 && m >= 1 && m <= 12 && d >= 1 && d <= days_in_month[m - 1] + (m == 2 && leap)))
-        return -1;
-    *out = io_days_from_civil(y, m, d);
-    return 0;
 }

@@ -293,23 +293,18 @@ static const char *quoted_value(const char *s, char *buf, size_t size)
     return buf;
 }
 
-/* Parses a decimal integer into lo..hi. */
+/* Parses a decimal integer (datum_parse_int) into lo..hi, within int32. */
 static int parse_int(const csv_file *c, size_t i, int64_t lo, int64_t hi, int32_t *out)
 {
-    const char *s = field(c, i), *p = s;
+    const char *s = field(c, i);
+    size_t n = strlen(s);
     char q[64];
-    int negative = *p == '-';
-    int64_t v = 0;
-    if (*p == '-' || *p == '+') p++;
-    if (*s == '\0') return csv_fail(c, i, "empty (an integer is required)");
-    if (*p == '\0') return csv_fail(c, i, "%s is not an integer", quoted_value(s, q, sizeof q));
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return csv_fail(c, i, "%s is not an integer", quoted_value(s, q, sizeof q));
-        if (v <= INT32_MAX) v = v * 10 + (*p - '0'); /* saturates past int32 */
-    }
-    if (negative) v = -v;
-    if (v < INT32_MIN || v > INT32_MAX)
+    int64_t v;
+    int rc = datum_parse_int(s, n, INT32_MIN, INT32_MAX, &v);
+    if (rc == DATUM_PARSE_EMPTY) return csv_fail(c, i, "empty (an integer is required)");
+    if (rc == DATUM_PARSE_SYNTAX)
+        return csv_fail(c, i, "%s is not an integer", quoted_value(s, q, sizeof q));
+    if (rc == DATUM_PARSE_RANGE)
         return csv_fail(c, i, "%s is out of range (not a 32-bit integer)",
                         quoted_value(s, q, sizeof q));
     if (v < lo || v > hi) {
@@ -328,7 +323,7 @@ static int parse_date(const csv_file *c, size_t i, int32_t *out)
 {
     const char *s = field(c, i);
     char q[64];
-    if (datum_parse_date(s, out) != 0)
+    if (datum_parse_date(s, strlen(s), DATUM_DATE_ISO, out) != DATUM_PARSE_OK)
         return csv_fail(c, i, "%s is not a date (YYYY-MM-DD)", quoted_value(s, q, sizeof q));
     return DATUM_OK;
 }

@@ -59,19 +59,12 @@ int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths
 
 /* ---- PBN import (io/pbn.c) ---------------------------------------------- */
 
-/* Called once per warning with a complete message ("FILE:LINE: ..."); the
- * message is valid during the call only. */
-typedef void (*datum_warning_fn)(void *user, const char *message);
-
 typedef struct {
     int strict;            /* 1: an impossible given score is an error, not a warning */
-    datum_warning_fn warn; /* may be NULL: warnings are then only counted */
-    void *user;            /* passed to warn */
-    uint64_t n_warnings;   /* out: warnings issued */
     uint64_t n_computed;   /* out: scores computed from contract, declarer and result */
 } datum_pbn_options;
 
-#define DATUM_PBN_OPTIONS_INIT {0, NULL, NULL, 0, 0}
+#define DATUM_PBN_OPTIONS_INIT {0, 0}
 
 /* Imports the [ScoreTable]s of PBN 2.1 files (docs/cli.md "PBN import")
  * into a new archive at out_path, through the same sorting and checks as
@@ -79,11 +72,13 @@ typedef struct {
  * Score_EW), else computed from Contract, Declarer and Result at the board's
  * vulnerability ([Vulnerable], else the board number). A given score that no
  * contract can give at that vulnerability, or that disagrees with the row's
- * contract and result, is a warning "FILE:LINE: ..." passed to po->warn and
- * counted in po->n_warnings (po may be NULL: defaults), or with po->strict
- * the error DATUM_E_INPUT. Malformed PBN: DATUM_E_INPUT "FILE:LINE: ...",
- * nothing written. Returns DATUM_OK, DATUM_W_SCORE (archive written, at least
- * one warning), or a negative code recorded in ctx. */
+ * contract and result, is a warning "FILE:LINE: ..." issued through the
+ * context (datum_ctx_warn: passed to the callback of datum_ctx_set_warning and
+ * counted in datum_ctx_warnings), or with po->strict the error DATUM_E_INPUT
+ * (po may be NULL: defaults). Malformed PBN, including a [Date] that is not a
+ * day of the calendar: DATUM_E_INPUT "FILE:LINE: ...", nothing written.
+ * Returns DATUM_OK, DATUM_W_SCORE (archive written, at least one warning in
+ * this import), or a negative code recorded in ctx. */
 int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                      const char *out_path, datum_pbn_options *po, const datum_write_options *opt);
 
@@ -351,11 +346,7 @@ void datum_csv_abort(datum_csv_writer **w);
 char *datum_format_real(double v, char *buf);
 
 /* ------------------------------------------------------------------------ */
-/* Dates (common.c) and small text files (text_io.c)                       */
-
-/* A real calendar date YYYY-MM-DD into days since 1970-01-01. Returns 0, or
- * -1 if text is not one (*days untouched). */
-int datum_parse_date(const char *text, int32_t *days);
+/* Small text files (text_io.c)                                             */
 
 /* Reads a ratings CSV (formats.md "ratings": a header with at least the
  * columns `pair` and `rating`) back, as a warm start: rating[p] receives the

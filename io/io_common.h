@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "datum_io.h"
+#include "datum_text.h"
 
 #define IO_MAX_SCORE 1000000 /* |ns_score| bound; keeps the kernels exact */
 
@@ -43,9 +44,6 @@ void io_temp_discard(char **tmp);
 
 /* 1 if s[0..n) is valid UTF-8 (no overlong forms, no surrogates). */
 int io_utf8_valid(const char *s, size_t n);
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (y 1..9999). */
-int32_t io_days_from_civil(int y, int m, int d);
 
 /* ------------------------------------------------------------------------ */
 /* csv_read.c: bridge results (formats.md "In: bridge results")             */

@@ -45,7 +45,7 @@ typedef struct {
 typedef struct {
     char *event, *section, *date, *board, *vulnerable; /* point into text */
     char *north, *east, *south, *west, *contract, *declarer, *result, *score;
-    uint64_t contract_line;
+    uint64_t contract_line, date_line;
     char *header;        /* the ScoreTable tag value, or NULL */
     uint64_t header_line;
     char **lines;        /* ScoreTable data lines */
@@ -71,8 +71,8 @@ static int pbn_fail(const pbn_file *f, uint64_t line, const char *fmt, ...)
                           msg);
 }
 
-/* A suspect score: a warning (counted, passed to the callback), or with
- * --strict an error. */
+/* A suspect score: a warning through the context, or with --strict an
+ * error. */
 static int pbn_warn(pbn_file *f, uint64_t line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -81,15 +81,13 @@ static int pbn_warn(pbn_file *f, uint64_t line, const char *fmt, ...)
 
 static int pbn_warn(pbn_file *f, uint64_t line, const char *fmt, ...)
 {
-    char msg[512], full[1024];
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (f->po->strict) return pbn_fail(f, line, "%s", msg);
-    snprintf(full, sizeof full, "%s:%llu: %s", f->path, (unsigned long long)line, msg);
-    f->po->n_warnings++;
-    if (f->po->warn) f->po->warn(f->po->user, full);
+    datum_ctx_warn(f->ctx, "%s:%llu: %s", f->path, (unsigned long long)line, msg);
     return DATUM_OK;
 }
 
@@ -205,14 +203,11 @@ static int same(const char *a, const char *b)
 
 static int is_unknown(const char *cell) { return strcmp(cell, "-") == 0 || strcmp(cell, "?") == 0; }
 
-/* A decimal integer (optional sign) in lo..hi. */
-static int parse_int(const char *s, long lo, long hi, int32_t *out)
+/* 1 if s is a decimal integer (datum_parse_int) in lo..hi, into *out. */
+static int parse_int(const char *s, int32_t lo, int32_t hi, int32_t *out)
 {
-    char *end;
-    if (!*s) return 0;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end || errno || v < lo || v > hi) return 0;
+    int64_t v;
+    if (datum_parse_int(s, strlen(s), lo, hi, &v) != DATUM_PARSE_OK) return 0;
     *out = (int32_t)v;
     return 1;
 }
@@ -244,26 +239,30 @@ static char *pair_name(pbn_file *f, const char *event, const char *section, cons
     return s;
 }
 
-/* "YYYY.MM.DD" (or with '-'), optionally followed by a blank and a time. */
-static int parse_date(const char *s, int32_t *out)
+/* The [Date] of game g: "YYYY.MM.DD" (or with '-'; one- or two-digit month
+ * and day), optionally followed by a blank and a time; a date with a '?'
+ * (PBN's unknown part, "2012.??.??") is day 0. Anything else, or a day not
+ * in the calendar (2012.02.31), is an error at the tag's line. */
+static int game_date(pbn_file *f, const pbn_game *g, int32_t *date)
 {
-    int y, m, d, k = 0;
-    if (!s || sscanf(s, "%4d%*1[.-]%2d%*1[.-]%2d%n", &y, &m, &d, &k) != 3 || k == 0 ||
-        (s[k] && s[k] != ' ') || y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > 31)
-        return 0;
-    *out = io_days_from_civil(y, m, d);
-    return 1;
+    *date = 0;
+    if (!g->date) return DATUM_OK;
+    size_t len = strcspn(g->date, " ");
+    if (memchr(g->date, '?', len)) return DATUM_OK;
+    if (datum_parse_date(g->date, len, "Y.M.D", date) != DATUM_PARSE_OK &&
+        datum_parse_date(g->date, len, "Y-M-D", date) != DATUM_PARSE_OK)
+        return pbn_fail(f, g->date_line, "[Date \"%.40s\"] is not a date (YYYY.MM.DD)", g->date);
+    return DATUM_OK;
 }
 
 /* The board number, date and vulnerability of game g (line: for messages). */
 static int game_board(pbn_file *f, const pbn_game *g, uint64_t line, int32_t *board,
                       int32_t *date, int *vul)
 {
-    *date = 0;
     if (!g->board || !parse_int(g->board, 1, INT32_MAX, board))
         return pbn_fail(f, line, "a result in a game without a valid [Board] tag");
-    if (g->date && !parse_date(g->date, date) && strchr(g->date, '?') == NULL)
-        return pbn_fail(f, line, "[Date \"%.40s\"] is not YYYY.MM.DD", g->date);
+    int rc = game_date(f, g, date);
+    if (rc != DATUM_OK) return rc;
     const char *v = g->vulnerable;
     if (!v || strcmp(v, "?") == 0 || !*v) *vul = datum_board_vulnerability(*board);
     else if (same(v, "None") || same(v, "Love") || strcmp(v, "-") == 0) *vul = 0;
@@ -549,6 +548,7 @@ static int parse_tags(pbn_file *f, uint64_t line, char *s, pbn_game *g, const ch
         char **slot = game_tag(g, name);
         if (slot && !copy) *slot = value;
         if (same(name, "Contract")) g->contract_line = line;
+        if (same(name, "Date") && !copy) g->date_line = line;
         if (same(name, "ScoreTable")) {
             if (g->header) return pbn_fail(f, line, "a second [ScoreTable] in one game");
             g->header = value;
@@ -672,8 +672,9 @@ int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
 {
     datum_pbn_options defaults = DATUM_PBN_OPTIONS_INIT;
     if (!po) po = &defaults;
-    po->n_warnings = po->n_computed = 0;
+    po->n_computed = 0;
+    uint64_t warnings = datum_ctx_warnings(ctx);
     int rc = io_import_rows(ctx, paths, n_paths, pbn_open, po, out_path, opt);
-    if (rc == DATUM_OK && po->n_warnings) rc = DATUM_W_SCORE;
+    if (rc == DATUM_OK && datum_ctx_warnings(ctx) > warnings) rc = DATUM_W_SCORE;
     return rc;
 }

@@ -395,20 +395,17 @@ static int check_etuis(importer *im)
 /* ------------------------------------------------------------------------ */
 /* penalties.csv                                                            */
 
-/* A decimal number of PM: [+-]digits[.digits], within the bound. */
+/* A decimal number of PM (datum_parse_real, written without an exponent:
+ * [+-]digits[.digits]), within the bound. */
 static int parse_pm(io_csv *c, size_t col, double *out)
 {
-    const char *s = io_csv_field(c, col), *p = s + (*s == '+' || *s == '-');
-    size_t whole = strspn(p, "0123456789"), frac = 0;
+    const char *s = io_csv_field(c, col);
     char q[64];
-    if (p[whole] == '.') frac = strspn(p + whole + 1, "0123456789");
-    int ok = whole > 0 && (p[whole] == '\0' || (p[whole] == '.' && frac > 0 &&
-                                                 p[whole + 1 + frac] == '\0'));
-    if (!ok)
+    int rc = datum_parse_real(s, strlen(s), -IO_TAROT_MAX_PENALTY, IO_TAROT_MAX_PENALTY, out);
+    if (rc == DATUM_PARSE_EMPTY || rc == DATUM_PARSE_SYNTAX || strpbrk(s, "eE"))
         return io_csv_fail(c, col, "%s is not a number of PM (such as 2, -1.5)",
                            io_csv_quote(s, q, sizeof q));
-    *out = strtod(s, NULL);
-    if (!(*out >= -IO_TAROT_MAX_PENALTY && *out <= IO_TAROT_MAX_PENALTY))
+    if (rc != DATUM_PARSE_OK)
         return io_csv_fail(c, col, "%s is out of range (-%.0f to %.0f)",
                            io_csv_quote(s, q, sizeof q), IO_TAROT_MAX_PENALTY,
                            IO_TAROT_MAX_PENALTY);

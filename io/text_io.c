@@ -5,6 +5,7 @@
 #include "io_common.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,10 +47,8 @@ int datum_ratings_read(datum_ctx *ctx, const char *path, const datum_archive *a,
         }
         const char *text = io_csv_field(c, col[1]);
         if (!text[0]) continue; /* a pair without a rating */
-        char *end;
-        errno = 0;
-        double v = strtod(text, &end);
-        if (*end || errno || !isfinite(v)) {
+        double v;
+        if (datum_parse_real(text, strlen(text), -DBL_MAX, DBL_MAX, &v) != DATUM_PARSE_OK) {
             char q[64];
             rc = io_csv_fail(c, col[1], "%s is not a number", io_csv_quote(text, q, sizeof q));
             break;

@@ -20,6 +20,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,32 +110,25 @@ static int need_text(const usebio_file *f, const xmlNode *n, const char *name, c
     return rc < 0 ? rc : DATUM_OK;
 }
 
-/* A decimal integer with an optional sign, whole text. */
-static int parse_int(const char *s, long long lo, long long hi, int32_t *out)
+/* A decimal integer (datum_parse_int) in lo..hi, whole text: 0, or -1. */
+static int parse_int(const char *s, int32_t lo, int32_t hi, int32_t *out)
 {
-    char *end;
-    errno = 0;
-    if (!*s || isspace((unsigned char)*s)) return -1;
-    long long v = strtoll(s, &end, 10);
-    if (*end || errno || v < lo || v > hi) return -1;
+    int64_t v;
+    if (datum_parse_int(s, strlen(s), lo, hi, &v) != DATUM_PARSE_OK) return -1;
     *out = (int32_t)v;
     return 0;
 }
 
-/* USEBIO dates are DD/MM/YYYY; YYYY-MM-DD is accepted too. */
-static int parse_usebio_date(const char *s, int32_t *days, char *iso)
+/* USEBIO dates are DD/MM/YYYY (one-digit day and month too); YYYY-MM-DD is
+ * accepted too. The date into *days and, ISO-spelled, into iso: 0, or -1. */
+static int parse_usebio_date(const char *s, int32_t *days, char iso[DATUM_DATE_SIZE])
 {
-    int d, m, y;
-    char tail;
-    if (sscanf(s, "%2d/%2d/%4d%c", &d, &m, &y, &tail) == 3) {
-        if (y < 1000) return -1; /* a two-digit year: which century is a guess */
-        if (snprintf(iso, 16, "%04d-%02d-%02d", y, m, d) >= 16) return -1; /* e.g. a negative day */
-    } else if (strlen(s) == 10) {
-        snprintf(iso, 16, "%s", s);
-    } else {
+    size_t len = strlen(s);
+    if (datum_parse_date(s, len, "D/M/YYYY", days) != DATUM_PARSE_OK &&
+        datum_parse_date(s, len, DATUM_DATE_ISO, days) != DATUM_PARSE_OK)
         return -1;
-    }
-    return datum_parse_date(iso, days);
+    datum_format_date(*days, iso);
+    return 0;
 }
 
 /* One side's award in an "ANNEE" score: 60 (+), 50 (=), 40 (-); else -1. */
@@ -272,10 +266,9 @@ static int line_points(usebio_file *f, const xmlNode *n, const char *event_type,
         int rc = text_of(f, c, NULL, s);
         if (rc < 0) return rc;
         if (rc == 0) continue;
-        char *end;
-        double v = strtod(s, &end);
-        if (*end || !isfinite(v)) return fail_at(f, c, "not a number: ", s);
-        *(is_ns ? &r->published_ns : &r->published_ew) = v;
+        double *v = is_ns ? &r->published_ns : &r->published_ew;
+        if (datum_parse_real(s, strlen(s), -DBL_MAX, DBL_MAX, v) != DATUM_PARSE_OK)
+            return fail_at(f, c, "not a number: ", s);
         r->published_method = method_of(kind, event_type);
         f->has_published = 1;
     }
@@ -334,7 +327,7 @@ static int add_line(usebio_file *f, const xmlNode *n, const place *at)
 /* An EVENT's name, type and date into at. */
 static int enter_event(usebio_file *f, const xmlNode *n, place *at)
 {
-    char name[TEXT_MAX], date[TEXT_MAX], iso[16];
+    char name[TEXT_MAX], date[TEXT_MAX], iso[DATUM_DATE_SIZE];
     int rc = child_text(f, n, "EVENT_DESCRIPTION", name);
     if (rc == 0) rc = child_text(f, n, "TITLE", name);
     if (rc == 0) rc = child_text(f, n, "EVENT_IDENTIFIER", name);

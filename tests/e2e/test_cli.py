@@ -223,6 +223,9 @@ class BadInput(CliTest):
         "bad date": (edit(2, "Club,2023-02-30,A,1,1,p1,p2,420,"), 2, ("date",)),
         "no leap day in 2100": (edit(5, "Club,2100-02-29,A,2,2,p3,p4,110,"), 5, ("date",)),
         "month 13": (edit(3, "Club,2024-13-01,A,1,2,p3,p4,-50,"), 3, ("date",)),
+        "February 31": (edit(4, "Club,2024-02-31,A,2,1,p1,p2,,A+"), 4, ("date",)),
+        "score past 64 bits": (edit(3, "Club,2024-01-09,A,1,2,p3,p4,-9223372036854775809,"), 3,
+                               ("ns_score",)),
         "missing header column": ([GOOD[0].replace("ew_pair,", "")]
                                   + [re.sub(r",p[24],", ",", x) for x in GOOD[1:]], 1,
                                   ("ew_pair",)),
@@ -281,6 +284,37 @@ class BadInput(CliTest):
                 p = PROGRAM.run(*args)
                 self.assertEqual(p.returncode, 2, p.stderr)
                 self.assertTrue(p.stderr.strip())
+
+    def test_bad_option_values(self):
+        """Dates that are not days of the calendar, and numbers with blanks, junk or past their
+        bounds (past 64 bits too) are refused: exit 2, the option and the value named."""
+        archive = self.archive(dataset("seeds", "nbb-board6.csv"))
+        out = self.path("r.csv")
+        cases = [("rate", archive, "--out", out, "--as-of", "2024-02-31"),
+                 ("rate", archive, "--out", out, "--from", "2023-02-29"),
+                 ("rate", archive, "--out", out, "--fit-until", "2024-04-31"),
+                 ("rate", archive, "--out", out, "--as-of", "2024-2-01"),
+                 ("rate", archive, "--out", out, "--half-life", "1e999"),
+                 ("rate", archive, "--out", out, "--memory", "1.5X"),
+                 ("score", archive, "--datum", "nbb", "--threads", " 2"),
+                 ("score", archive, "--datum", "nbb", "--threads", "9223372036854775808"),
+                 ("score", archive, "--datum", "nbb", "--trim-min", "1x"),
+                 ("score", archive, "--datum", "nbb", "--trim", "5.%"),
+                 ("score", archive, "--datum", "nbb", "--adjusted-imps", "3,0,-3,"),
+                 ("import", out, "-o", self.path("x.h5"), "--deflate", "+"),
+                 ("generate", "-o", self.path("g.h5"), "--seed", "18446744073709551616"),
+                 ("generate", "-o", self.path("g.h5"), "--seed", "-1")]
+        for args in cases:
+            with self.subTest(args=args):
+                p = PROGRAM.run(*args)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"datum {args[0]}: {args[-2]} ", p.stderr)
+                self.assertIn(args[-1].strip(), p.stderr)
+                self.assertFalse(os.path.exists(out) or os.path.exists(self.path("g.h5")))
+        p = PROGRAM.run("rate", archive, "--out", out, "--as-of", "2024-02-31")
+        self.assertIn("--as-of takes a date YYYY-MM-DD, not '2024-02-31'", p.stderr)
+        # The last day of February of a leap year is a date.
+        PROGRAM.ok("rate", archive, "--out", out, "--as-of", "2024-02-29")
 
 
 class HelpAndVersion(unittest.TestCase):

@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     g_last_rc = datum_import_usebio(ctx, paths, 1, out_path, &wo);
 #else
     datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
-    po.warn = quiet_warning;
+    datum_ctx_set_warning(ctx, quiet_warning, NULL);
     g_last_rc = datum_import_pbn(ctx, paths, 1, out_path, &po, &wo);
 #endif
     datum_ctx_free(&ctx);

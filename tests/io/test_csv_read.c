@@ -192,6 +192,17 @@ static void test_value_errors(void **state)
                  "r.csv:2: column date: \"2024-4-01\" is not a date (YYYY-MM-DD)");
     expect_error(HEADER "E,2024-13-01,A,1,2,P3,P4,10\n", DATUM_E_INPUT,
                  "r.csv:2: column date: \"2024-13-01\" is not a date (YYYY-MM-DD)");
+    expect_error(HEADER ROW1 "E,2024-02-31,A,1,2,P3,P4,10\n", DATUM_E_INPUT,
+                 "r.csv:3: column date: \"2024-02-31\" is not a date (YYYY-MM-DD)");
+    expect_error(HEADER "E,2024-04-31,A,1,2,P3,P4,10\n", DATUM_E_INPUT,
+                 "r.csv:2: column date: \"2024-04-31\" is not a date (YYYY-MM-DD)");
+    expect_error(HEADER "E,,A,1,2,P3,P4,10\n", DATUM_E_INPUT,
+                 "r.csv:2: column date: \"\" is not a date (YYYY-MM-DD)");
+    expect_error(HEADER "E,2024-03-02,A,1,2,P3,P4,  \n", DATUM_E_INPUT,
+                 "r.csv:2: column ns_score: empty (an integer is required)");
+    expect_error(HEADER "E,2024-03-02,A,1,2,P3,P4,9223372036854775808\n", DATUM_E_INPUT,
+                 "r.csv:2: column ns_score: \"9223372036854775808\" is out of range (not a "
+                 "32-bit integer)");
     expect_error(HEADER "E,2024-03-02,A,0,2,P3,P4,10\n", DATUM_E_INPUT,
                  "r.csv:2: column board: \"0\" is out of range (at least 1)");
     expect_error(HEADER "E,2024-03-02,A,1,-1,P3,P4,10\n", DATUM_E_INPUT,

@@ -42,11 +42,10 @@ static void test_warnings(void **state)
     const char *paths[] = {"a.pbn"};
     seen s = {0, ""};
     datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
-    po.warn = on_warning;
-    po.user = &s;
+    datum_ctx_set_warning(ctx, on_warning, &s);
     assert_int_equal(datum_import_pbn(ctx, paths, 1, "a.h5", &po, NULL), DATUM_W_SCORE);
     assert_int_equal(s.n, 2);
-    assert_int_equal(po.n_warnings, 2);
+    assert_int_equal(datum_ctx_warnings(ctx), 2);
     assert_int_equal(po.n_computed, 1);
     assert_string_equal(s.first, "a.pbn:6: board 1: NS score 430, but 4S by N taking 10 tricks "
                                  "scores 420 (vulnerable: None)");
@@ -59,8 +58,12 @@ static void test_warnings(void **state)
     assert_int_equal(info.n_pairs, 8);
     datum_archive_close(&a);
 
-    /* NULL options: the same, warnings only counted. */
+    /* NULL options: the same. Without a callback, warnings are only counted;
+     * the count runs on over the imports of one context. */
+    datum_ctx_set_warning(ctx, NULL, NULL);
     assert_int_equal(datum_import_pbn(ctx, paths, 1, "b.h5", NULL, NULL), DATUM_W_SCORE);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(datum_ctx_warnings(ctx), 4);
 
     po.strict = 1;
     int rc = datum_import_pbn(ctx, paths, 1, "c.h5", &po, NULL);
@@ -102,7 +105,17 @@ static void test_malformed(void **state)
          "e.pbn:3: column Table: \"x\" is not a table number"},
         {"[Board \"1\"]\n[Date \"2024.13.01\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n"
          "1 2 420\n",
-         "e.pbn:3: [Date \"2024.13.01\"] is not YYYY.MM.DD"},
+         "e.pbn:2: [Date \"2024.13.01\"] is not a date (YYYY.MM.DD)"},
+        /* Day 31 of a 30-day month or of February: refused, not rolled over. */
+        {"[Board \"1\"]\n[Date \"2024.02.31\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n"
+         "1 2 420\n",
+         "e.pbn:2: [Date \"2024.02.31\"] is not a date (YYYY.MM.DD)"},
+        {"[Date \"2023-02-29 18:36\"]\n[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n"
+         "1 2 420\n",
+         "e.pbn:1: [Date \"2023-02-29 18:36\"] is not a date (YYYY.MM.DD)"},
+        {"[Board \"1\"]\n[Date \"2024.04.31\"]\n[Contract \"4S\"]\n[Declarer \"N\"]\n"
+         "[Result \"10\"]\n[North \"a\"]\n[South \"b\"]\n[East \"c\"]\n[West \"d\"]\n",
+         "e.pbn:2: [Date \"2024.04.31\"] is not a date (YYYY.MM.DD)"},
         {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Contract\"]\n1 2 4S\n",
          "e.pbn:2: [ScoreTable]: neither Score_NS/Score_EW nor Contract, Declarer and Result "
          "columns"},
@@ -181,8 +194,7 @@ static void test_single_games(void **state)
     const char *paths[] = {"s.pbn"};
     seen w = {0, ""};
     datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
-    po.warn = on_warning;
-    po.user = &w;
+    datum_ctx_set_warning(ctx, on_warning, &w);
     /* Board 2: NS vulnerable; 3NTX-1 vulnerable is -200, 4H= by EW -420. */
     int rc = datum_import_pbn(ctx, paths, 1, "s.h5", &po, NULL);
     if (rc != DATUM_OK) fail_msg("%d %s %s", rc, datum_ctx_message(ctx), w.first);
@@ -195,6 +207,47 @@ static void test_single_games(void **state)
     assert_int_equal(info.n_fields, 1);
     assert_int_equal(info.n_pairs, 4); /* E/Para-1, E/Para-2, E/a & b, E/c & d */
     datum_archive_close(&a);
+    datum_ctx_free(&ctx);
+}
+
+/* The first and last day of the archive imported from one PBN text. */
+static void pbn_days(datum_ctx *ctx, const char *text, int32_t *first, int32_t *last)
+{
+    const char *paths[] = {"d.pbn"};
+    tu_write("d.pbn", text);
+    int rc = datum_import_pbn(ctx, paths, 1, "d.h5", NULL, NULL);
+    if (rc != DATUM_OK) fail_msg("%d %s", rc, datum_ctx_message(ctx));
+    datum_archive *a;
+    assert_int_equal(datum_archive_open(ctx, "d.h5", &a), DATUM_OK);
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    *first = info.first_date;
+    *last = info.last_date;
+    datum_archive_close(&a);
+}
+
+/* [Date] spellings read today: YYYY.MM.DD, one-digit month and day, '-' and
+ * a time (BBO), '?' parts (unknown: day 0). Day counts from Python's
+ * datetime: 2024-02-29 is day 19782 since 1970-01-01. */
+static void test_dates(void **state)
+{
+    (void)state;
+    datum_ctx *ctx;
+    int32_t first, last;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    pbn_days(ctx,
+             "[Date \"2024.02.29\"]\n[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n"
+             "1 2 420\n\n[Date \"2024-3-1 18:36\"]\n[Board \"3\"]\n"
+             "[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 2 420\n",
+             &first, &last);
+    assert_int_equal(first, 19782);
+    assert_int_equal(last, 19783);
+    pbn_days(ctx,
+             "[Date \"2012.??.??\"]\n[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n"
+             "1 2 420\n",
+             &first, &last);
+    assert_int_equal(first, 0);
+    assert_int_equal(last, 0);
     datum_ctx_free(&ctx);
 }
 
@@ -221,6 +274,7 @@ int main(void)
         tu_temp_dir_test(test_malformed),
         tu_temp_dir_test(test_latin1_and_tags),
         tu_temp_dir_test(test_single_games),
+        tu_temp_dir_test(test_dates),
         tu_temp_dir_test(test_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,6 +151,16 @@ static void test_import_failures_leave_nothing(void **state)
     assert_failure(ctx, datum_tarot_import_csv(ctx, &kInputs, "t.h5", NULL), DATUM_E_INPUT,
                    "ad.csv:3: column attacker: attacker \"Zoé\" already plays étui 1 of event "
                    "\"Spring\" at ad.csv:2");
+    /* 2026 is not a leap year; the 31st of February is in no year. */
+    tu_write("ad.csv", "event,date,etui,contract,position,attacker,defense,score\n"
+                       "Spring,2026-03-14,1,G,1,Zoé,D2,62\n"
+                       "Spring,2026-02-29,1,G,2,Ana,D1,60\n");
+    assert_failure(ctx, datum_tarot_import_csv(ctx, &kInputs, "t.h5", NULL), DATUM_E_INPUT,
+                   "ad.csv:3: column date: \"2026-02-29\" is not a date (YYYY-MM-DD)");
+    tu_write("ad.csv", "event,date,etui,contract,position,attacker,defense,score\n"
+                       "Spring,2024-02-31,1,G,1,Zoé,D2,62\n");
+    assert_failure(ctx, datum_tarot_import_csv(ctx, &kInputs, "t.h5", NULL), DATUM_E_INPUT,
+                   "ad.csv:2: column date: \"2024-02-31\" is not a date (YYYY-MM-DD)");
     tu_write("players.csv", "player,classement\nAna,1Z\n");
     assert_failure(ctx, datum_tarot_import_csv(ctx, &kInputs, "t.h5", NULL), DATUM_E_INPUT,
                    "players.csv:2: column classement: \"1Z\" is not a national classification "

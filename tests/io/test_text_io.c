@@ -1,4 +1,4 @@
-/* test_text_io.c - small text files: calendar dates, reading ratings back as
+/* test_text_io.c - small text files: reading ratings back as
  * a warm start, atomic text output. */
 #include "io_test_util.h"
 #include "datum_io.h"
@@ -6,24 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-
-static void test_parse_date(void **state)
-{
-    int32_t days = 12345;
-    assert_int_equal(datum_parse_date("1970-01-01", &days), 0);
-    assert_int_equal(days, 0);
-    assert_int_equal(datum_parse_date("2000-01-01", &days), 0);
-    assert_int_equal(days, 10957); /* 30 years, 7 of them leap */
-    assert_int_equal(datum_parse_date("2024-02-29", &days), 0);
-    assert_int_equal(days, 19782);
-    const char *bad[] = {"2023-02-29", "2100-02-29", "2024-13-01", "2024-00-10", "2024-04-31",
-                         "2024-1-01",  "24-01-01",   "2024/01/01", "2024-01-01x", ""};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        days = 777;
-        assert_int_equal(datum_parse_date(bad[i], &days), -1);
-        assert_int_equal(days, 777); /* untouched on failure */
-    }
-}
 
 /* An archive with pairs P1..P4 to read ratings against. */
 static datum_archive *four_pairs(void)
@@ -84,7 +66,6 @@ static void test_text_write_is_atomic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        tu_ctx_test(test_parse_date),
         tu_ctx_test(test_ratings_read),
         tu_ctx_test(test_text_write_is_atomic),
     };

@@ -58,6 +58,10 @@ static void test_good(void **state)
     assert_int_equal(info.n_fields, 3);
     assert_int_equal(info.n_pairs, 12); /* A: 1NS..4EW, B: 1..4 */
     assert_int_equal(info.has_published, 1);
+    /* DD/MM/YYYY: 2 March 2024, day 19784 since 1970-01-01 (Python's datetime). */
+    assert_int_equal(info.first_date, 19784);
+    assert_int_equal(info.last_date, 19784);
+    assert_string_equal(datum_archive_event(a, 0), "Club 2024-03-02");
     /* Section 1/A's board 1 comes first: tables 1 to 4. */
     datum_chunk_reader *r = NULL;
     datum_chunk c;
@@ -108,6 +112,13 @@ static void test_errors(void **state)
             "BOARD_NUMBER: not a board number");
     refused("<USEBIO><EVENT><DATE>31/02/2024</DATE></EVENT></USEBIO>", "DATE: not a date");
     refused("<USEBIO><EVENT><DATE>01/02/24</DATE></EVENT></USEBIO>", "DATE: not a date");
+    /* Day 31 of February in either spelling the reader takes, at its line. */
+    refused("<USEBIO><EVENT>\n<DATE>31/02/2024</DATE></EVENT></USEBIO>",
+            "bad.xml:2: DATE: not a date (DD/MM/YYYY): 31/02/2024");
+    refused("<USEBIO><EVENT>\n\n<DATE>2024-02-31</DATE></EVENT></USEBIO>",
+            "bad.xml:3: DATE: not a date (DD/MM/YYYY): 2024-02-31");
+    refused("<USEBIO><EVENT>\n<DATE>29/02/2023</DATE></EVENT></USEBIO>",
+            "bad.xml:2: DATE: not a date (DD/MM/YYYY): 29/02/2023");
     refused("<USEBIO><EVENT>\n<BOARD><BOARD_NUMBER>1</BOARD_NUMBER></BOARD></EVENT></USEBIO>",
             "bad.xml:1: EVENT: missing or empty element DATE");
     refused("<USEBIO><EVENT><DATE>01/01/2024</DATE><BOARD><BOARD_NUMBER>1</BOARD_NUMBER>\n"
