@@ -416,6 +416,8 @@ class BadInput(TarotTest):
             (edit(ad, 14, "contract", "GS"), 14, "contract", "GS, but étui 2"),
             (edit(ad, 6, "date", "2026-13-01"), 6, "date", "is not a date"),
             (edit(ad, 7, "date", "14/03/2026"), 7, "date", "is not a date"),
+            (edit(ad, 9, "date", "2026-02-29"), 9, "date", '"2026-02-29" is not a date'),
+            (edit(ad, 10, "date", "2026-04-31"), 10, "date", '"2026-04-31" is not a date'),
             (edit(ad, 8, "attacker", "INCONNU Jean"), 8, "attacker", 'unknown attacker "INCONNU'),
             (edit(ad, 9, "defense", "12"), 9, "defense", 'unknown defense "12"'),
             (edit(ad, 10, "position", "2"), 10, "position",
