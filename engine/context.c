@@ -79,13 +79,18 @@ void datum_ctx_progress(datum_ctx *ctx, uint64_t done, uint64_t total)
 
 int datum_ctx_fail(datum_ctx *ctx, int code, const char *fmt, ...)
 {
-    /* Keep the first error: later ones are usually its consequences. */
-    if (!ctx || ctx->code < 0) return code;
-    ctx->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-    va_end(ap);
+    if (!ctx) return code;
+    /* Allocations fail inside parallel regions too (datum_alloc.h): one
+     * thread at a time records. Keep the first error: later ones are usually
+     * its consequences. */
+#pragma omp critical(datum_ctx_fail)
+    if (ctx->code >= 0) {
+        ctx->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+        va_end(ap);
+    }
     return code;
 }
 

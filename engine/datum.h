@@ -72,7 +72,9 @@ void datum_ctx_set_progress(datum_ctx *ctx, datum_progress_fn fn, void *user);
 void datum_ctx_progress(datum_ctx *ctx, uint64_t done, uint64_t total);
 
 /* Records an error (printf-style message) and returns code. A later error
- * does not overwrite the first one until datum_ctx_clear. */
+ * does not overwrite the first one until datum_ctx_clear. Safe to call from
+ * several threads at once (inside a parallel region); reading the error
+ * back waits until the region is over. */
 int datum_ctx_fail(datum_ctx *ctx, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -35,6 +35,12 @@ int datum_resize(datum_ctx *ctx, void *pp, size_t n, size_t size);
  * (doubling, from 16). DATUM_OK, or DATUM_E_NOMEM (recorded; *pp and *cap
  * unchanged). */
 int datum_reserve(datum_ctx *ctx, void *pp, size_t *cap, size_t need, size_t size);
+/* datum_reserve for `count` arrays that share one capacity *cap: each
+ * *arrays[i] (a T_i **) of elements of sizes[i] bytes comes to hold at least
+ * `need` elements. DATUM_OK, or DATUM_E_NOMEM (recorded; *cap unchanged, the
+ * arrays grown before the failure still valid, only larger). */
+int datum_reserve_all(datum_ctx *ctx, size_t *cap, size_t need, int count, void *const *arrays,
+                      const size_t *sizes);
 /* A copy of s (not NULL); NULL and DATUM_E_NOMEM recorded on failure. */
 char *datum_strdup(datum_ctx *ctx, const char *s);
 /* Releases memory from the functions above; accepts NULL. */
