@@ -9,6 +9,7 @@
 
 static int check_options(datum_ctx *ctx, const datum_rate_options *o)
 {
+    /* As unsigned, NONE is above NESDIS too: NONE and NATURAL are for the statistics. */
     if ((unsigned)o->solver > DATUM_RATE_ITERATIVE || (unsigned)o->ordering > DATUM_RATE_ORDER_NESDIS)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "unknown solver %d or ordering %d", (int)o->solver,
                               (int)o->ordering);
@@ -56,7 +57,7 @@ static datum_rate_result *result_create(datum_ctx *ctx, const datum_rate_problem
         r->component[j] = -1;
         r->stats.pairs += rated;
     }
-    r->stats.ordering = -1;
+    r->stats.ordering = DATUM_RATE_ORDER_NONE;
     return r;
 }
 

@@ -203,6 +203,18 @@ static int direct_null_space(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M,
     return rc;
 }
 
+/* The factor's ordering, in datum's names (CHOLMOD's numbers stay here). */
+static datum_rate_ordering ordering_used(const cholmod_factor *L)
+{
+    switch (L->ordering) {
+    case CHOLMOD_AMD: return DATUM_RATE_ORDER_AMD;
+    case CHOLMOD_METIS: return DATUM_RATE_ORDER_METIS;
+    case CHOLMOD_NESDIS: return DATUM_RATE_ORDER_NESDIS;
+    case CHOLMOD_NATURAL: return DATUM_RATE_ORDER_NATURAL;
+    default: return DATUM_RATE_ORDER_DEFAULT; /* GIVEN, COLAMD, POSTORDERED: never asked for */
+    }
+}
+
 static int direct(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M, cholmod_factor *L,
                   const numbering *nb, const operator *op, datum_rate_stats *st,
                   cholmod_common *cm)
@@ -220,7 +232,7 @@ static int direct(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M, cholmod_fa
     st->factor_flops = cm->fl;
     st->factor_bytes = rate_cm_factor_bytes(L);
     st->supernodal = L->is_super;
-    st->ordering = L->ordering;
+    st->ordering = ordering_used(L);
     if (rc != DATUM_OK) return rc;
     t0 = rate_now();
     for (uint32_t j = 0; j < n; j++) sp->active[j] = sp->sparse[j] && (sp->shift || !sp->pinned[j]);
