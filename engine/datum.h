@@ -63,7 +63,11 @@ int datum_ctx_create(datum_ctx **out);
 void datum_ctx_free(datum_ctx **ctx);
 
 /* Thread count for the parallel drivers, 1..1024. Results never depend on
- * it. Returns DATUM_OK or DATUM_E_ARG (and records the error). */
+ * it. The threads are started here (OpenMP's pool), so that a system that
+ * cannot give them their stacks is an error here, not the end of the program
+ * in the middle of a job. Returns DATUM_OK, DATUM_E_ARG, or DATUM_E_NOMEM
+ * (the threads could not be started; the count is left as it was), and
+ * records the error. */
 int datum_ctx_set_threads(datum_ctx *ctx, int threads);
 int datum_ctx_threads(const datum_ctx *ctx);
 

@@ -46,6 +46,14 @@ char *datum_strdup(datum_ctx *ctx, const char *s);
 /* Releases memory from the functions above; accepts NULL. */
 void datum_free(void *p);
 
+/* Starts `threads` threads (at most 1024) in OpenMP's pool now: their
+ * stacks are memory too, and OpenMP's runtime ends the program when it cannot
+ * create a thread in a parallel region. DATUM_OK, or DATUM_E_NOMEM "out of
+ * memory (starting N threads ...)" recorded. datum_ctx_set_threads calls it;
+ * a library whose own parallel regions use more threads (CHOLMOD's) calls it
+ * with their count before them. */
+int datum_start_threads(datum_ctx *ctx, int threads);
+
 /* ------------------------------------------------------------------------ */
 /* The failure countdown, for tests.                                        */
 

@@ -819,6 +819,9 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     for (uint32_t g = 0; g < s->n_group; g++)
         if (s->gpin[g] >= 0) sp->pinned[s->gpin[g]] = 1;
     if ((rc = number(ctx, sp->sparse, n, &nb)) != DATUM_OK) goto done;
+    /* CHOLMOD's own parallel regions (supernodal factorisation) take up to
+     * CHOLMOD_OMP_NUM_THREADS threads, whatever the context's count. */
+    if (nb.n > 0 && (rc = datum_start_threads(ctx, CHOLMOD_OMP_NUM_THREADS)) != DATUM_OK) goto done;
     operator op = {sp->a, sp->active, shift};
     datum_rate_solver path = opt->solver;
     st->path = path == DATUM_RATE_ITERATIVE ? path : DATUM_RATE_DIRECT;
