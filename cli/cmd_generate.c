@@ -88,13 +88,15 @@ int cmd_generate(int argc, char **argv)
 
     datum_ctx *ctx;
     if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
-    datum_ctx_set_threads(ctx, threads);
     datum_generate_summary sum;
     cli_progress progress;
     double start = cli_now();
-    cli_progress_start(&progress, ctx, "generate");
-    int rc = datum_generate(ctx, &go, out, &wo, &sum);
-    cli_progress_finish(&progress);
+    int rc = datum_ctx_set_threads(ctx, threads);
+    if (rc == DATUM_OK) {
+        cli_progress_start(&progress, ctx, "generate");
+        rc = datum_generate(ctx, &go, out, &wo, &sum);
+        cli_progress_finish(&progress);
+    }
     int status = EXIT_OK;
     if (rc < 0) status = cli_fail(ctx, rc);
     else

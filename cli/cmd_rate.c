@@ -13,7 +13,8 @@
 #include <sys/resource.h>
 
 static const char kHelp[] =
-    "usage: datum rate ARCHIVE.h5 --out RATINGS.csv [options]\n"
+    "usage: datum rate ARCHIVE.h5 [--out RATINGS.csv] [-o OUT.h5] [--report REPORT.json]\n"
+    "                  [--evaluate] [options]     (at least one of these four)\n"
     "\n"
     "Compensated Butler ratings (seed 000): every board's Butler IMPs corrected for\n"
     "the strength of the opponent, the allies and the indirect opponents, solved as\n"
@@ -318,18 +319,11 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static const char *ordering_name(int ordering)
+static const char *ordering_name(datum_rate_ordering ordering)
 {
-    switch (ordering) {
-    case 0: return "natural";
-    case 1: return "given";
-    case 2: return "amd";
-    case 3: return "metis";
-    case 4: return "nesdis";
-    case 5: return "colamd";
-    case 6: return "postordered";
-    default: return "none";
-    }
+    if (ordering == DATUM_RATE_ORDER_NONE) return "none";
+    if (ordering == DATUM_RATE_ORDER_NATURAL) return "natural";
+    return kOrderings[ordering];
 }
 
 static void report_json(FILE *f, const rate_job *job, const char *archive, const rate_run *run,

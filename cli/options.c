@@ -289,8 +289,8 @@ int cli_run_job(int threads, cli_job_fn fn, const char *archive, void *job)
 {
     datum_ctx *ctx;
     if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
-    datum_ctx_set_threads(ctx, threads);
-    int rc = fn(ctx, archive, job);
+    int rc = datum_ctx_set_threads(ctx, threads);
+    if (rc == DATUM_OK) rc = fn(ctx, archive, job);
     int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
     datum_ctx_free(&ctx);
     return status;

@@ -7,6 +7,7 @@
 #ifndef DATUM_GEN_INTERNAL_H
 #define DATUM_GEN_INTERNAL_H
 
+#include "datum_alloc.h"
 #include "generate.h"
 
 #include <math.h>
@@ -128,16 +129,21 @@ typedef struct {
     int n_regions;
     club *clubs;
     pair *pairs;
-    uint32_t n_pairs, pairs_cap;
+    uint32_t n_pairs;
+    size_t pairs_cap;
     double *skill; /* per player */
-    uint32_t n_players, players_cap;
+    uint32_t n_players;
+    size_t players_cap;
     uint64_t *cy_offset; /* active partnerships of club c in year y: cy_pairs[cy_offset[c*Y+y]..] */
     uint32_t *cy_pairs;
-    uint32_t n_cy_pairs, cy_pairs_cap;
+    uint32_t n_cy_pairs;
+    size_t cy_pairs_cap;
     division *divisions;
-    uint32_t n_divisions, divisions_cap, n_teams, n_matches;
+    uint32_t n_divisions, n_teams, n_matches;
+    size_t divisions_cap;
     event *events;
-    uint32_t n_events, events_cap;
+    uint32_t n_events;
+    size_t events_cap;
     int32_t *jan1; /* per year */
     uint64_t max_results;
 } plan;
@@ -154,8 +160,6 @@ typedef struct {
 
 enum { NAME_SIZE = 32 }; /* every generated name fits */
 
-/* calloc that records DATUM_E_NOMEM in ctx on failure. */
-void *gen_alloc(datum_ctx *ctx, size_t n, size_t size);
 /* Fisher-Yates shuffle of a[0..n) from stream r. */
 void gen_shuffle(rng *r, uint32_t *a, uint32_t n);
 
@@ -171,11 +175,12 @@ void gen_event_name(const plan *g, const event *e, char out[NAME_SIZE]);
 /* Tables of a congress for a pool of `pool` partnerships. */
 int gen_congress_tables(uint32_t pool, double share);
 
-/* Per-thread scratch: player stamps for the plan's players. < 0 if out of memory. */
+/* Per-thread scratch: player stamps for the plan's players. DATUM_OK or
+ * DATUM_E_NOMEM (recorded in g->ctx, also from a parallel region). */
 int gen_scratch_init(const plan *g, scratch *s);
 void gen_scratch_free(scratch *s);
 /* The partnerships of clubs lo..hi-1 active in year y into s->pool (*n of
- * them); < 0 if out of memory. */
+ * them). DATUM_OK or DATUM_E_NOMEM (recorded in g->ctx). */
 int gen_gather(const plan *g, scratch *s, uint32_t lo, uint32_t hi, int y, uint32_t *n);
 /* Up to `want` pairs of s->pool[0..n) (shuffled in place) with no player in
  * two of them, into s->picked; returns how many. */

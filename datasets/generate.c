@@ -11,7 +11,6 @@
 
 #include <omp.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -125,44 +124,29 @@ typedef struct {
     int failed;
 } block;
 
-static int grow_to(void **p, size_t n, size_t size)
+/* Room for one more field of `rows` rows. DATUM_OK or DATUM_E_NOMEM
+ * (recorded in ctx; called inside a parallel region). */
+static int block_room(datum_ctx *ctx, block *b, size_t rows)
 {
-    void *q = realloc(*p, n * size);
-    if (!q) return -1;
-    *p = q;
-    return 0;
-}
-
-/* Room for one more field of `rows` rows. */
-static int block_room(block *b, size_t rows)
-{
-    if (b->n_fields + 2 > b->fields_cap) {
-        size_t n = b->fields_cap ? 2 * b->fields_cap : 1024;
-        if (grow_to((void **)&b->offset, n, sizeof *b->offset) < 0 ||
-            grow_to((void **)&b->event, n, sizeof *b->event) < 0 ||
-            grow_to((void **)&b->section, n, sizeof *b->section) < 0 ||
-            grow_to((void **)&b->board, n, sizeof *b->board) < 0)
-            return -1;
-        b->fields_cap = n;
-    }
-    if (b->n_rows + rows > b->rows_cap) {
-        size_t n = b->rows_cap ? 2 * b->rows_cap : 16384;
-        while (n < b->n_rows + rows) n *= 2;
-        int32_t **cols[] = {&b->table, &b->ns,      &b->ew,      &b->score,
-                            &b->date,  &b->ns_team, &b->ew_team, &b->match};
-        for (size_t k = 0; k < sizeof cols / sizeof *cols; k++)
-            if (grow_to((void **)cols[k], n, sizeof **cols[k]) < 0) return -1;
-        if (grow_to((void **)&b->adjusted, n, 1) < 0) return -1;
-        b->rows_cap = n;
-    }
-    return 0;
+    void *per_field[] = {&b->offset, &b->event, &b->section, &b->board};
+    const size_t field_size[] = {sizeof *b->offset, sizeof *b->event, sizeof *b->section,
+                                 sizeof *b->board};
+    void *per_row[] = {&b->table, &b->ns,      &b->ew,      &b->score,   &b->date,
+                       &b->ns_team, &b->ew_team, &b->match, &b->adjusted};
+    const size_t row_size[] = {sizeof *b->table, sizeof *b->ns,      sizeof *b->ew,
+                               sizeof *b->score, sizeof *b->date,    sizeof *b->ns_team,
+                               sizeof *b->ew_team, sizeof *b->match, sizeof *b->adjusted};
+    int rc = datum_reserve_all(ctx, &b->fields_cap, b->n_fields + 2, 4, per_field, field_size);
+    if (rc == DATUM_OK)
+        rc = datum_reserve_all(ctx, &b->rows_cap, b->n_rows + rows, 9, per_row, row_size);
+    return rc;
 }
 
 static void block_free(block *b)
 {
     void *all[] = {b->offset, b->event, b->section, b->board,   b->table, b->ns,      b->ew,
                    b->score,  b->date,  b->ns_team, b->ew_team, b->match, b->adjusted};
-    for (size_t k = 0; k < sizeof all / sizeof *all; k++) free(all[k]);
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++) datum_free(all[k]);
     memset(b, 0, sizeof *b);
 }
 
@@ -233,7 +217,8 @@ static int play_session(const plan *g, uint32_t e, const uint32_t *pairs, int T,
         for (int j = 1; j <= boards; j++) {
             rng r = stream(g->o.seed, TAG_TABLES, e, (uint64_t)s << 8 | (uint64_t)j);
             int round = (j - 1) / per_round;
-            if (block_room(b, (size_t)tables) < 0) return -1;
+            int rc = block_room(g->ctx, b, (size_t)tables);
+            if (rc != DATUM_OK) return rc;
             begin_field(b, e, n_sec == 1 ? 0 : (uint32_t)s + 1, j);
             for (int t = 0; t < tables; t++) {
                 int x, y;
@@ -247,7 +232,7 @@ static int play_session(const plan *g, uint32_t e, const uint32_t *pairs, int T,
         }
         first += tables;
     }
-    return 0;
+    return DATUM_OK;
 }
 
 /* A club session: some of the club's partnerships of the year, about its
@@ -258,11 +243,12 @@ static int gen_club(const plan *g, uint32_t e, scratch *s, block *b)
     const club *cl = &g->clubs[ev->who];
     rng r = stream(g->o.seed, TAG_EVENT, e, 0);
     uint32_t n;
-    if (gen_gather(g, s, ev->who, ev->who + 1, ev->year, &n) < 0) return -1;
+    int rc = gen_gather(g, s, ev->who, ev->who + 1, ev->year, &n);
+    if (rc != DATUM_OK) return rc;
     long tables = lround(cl->attendance * n / 2 * (1 + SESSION_SD * normal(&r)));
     tables = tables < 2 ? 2 : tables > (long)n / 2 ? (long)n / 2 : tables;
     uint32_t got = gen_pick_pairs(g, s, &r, n, 2 * (uint32_t)tables);
-    return got >= 4 ? play_session(g, e, s->picked, (int)(got / 2), cl->howell, b) : 0;
+    return got >= 4 ? play_session(g, e, s->picked, (int)(got / 2), cl->howell, b) : DATUM_OK;
 }
 
 /* A congress session: a share of the region's (or the nation's)
@@ -276,14 +262,15 @@ static int gen_congress(const plan *g, uint32_t e, scratch *s, block *b)
         while (lo < hi && g->clubs[lo].region < (int)ev->who) lo++;
         for (hi = lo; hi < (uint32_t)g->o.clubs && g->clubs[hi].region == (int)ev->who;) hi++;
     }
-    if (gen_gather(g, s, lo, hi, ev->year, &n) < 0) return -1;
+    int rc = gen_gather(g, s, lo, hi, ev->year, &n);
+    if (rc != DATUM_OK) return rc;
     rng r = stream(g->o.seed, TAG_CONGRESS, (uint64_t)ev->kind << 32 | ev->who,
                    (uint64_t)ev->year << 8 | ev->round);
     int tables = gen_congress_tables(n, national ? NATIONAL_SHARE : REGIONAL_SHARE);
     uint32_t got = gen_pick_pairs(g, s, &r, n, 2 * (uint32_t)tables) & ~1u;
     rng seating = stream(g->o.seed, TAG_EVENT, e, 0);
     gen_shuffle(&seating, s->picked, got);
-    return got >= 4 ? play_session(g, e, s->picked, (int)(got / 2), 0, b) : 0;
+    return got >= 4 ? play_session(g, e, s->picked, (int)(got / 2), 0, b) : DATUM_OK;
 }
 
 /* A round of a teams league: the division's matches (circle method, home
@@ -298,7 +285,8 @@ static int gen_league(const plan *g, uint32_t e, block *b)
     for (int j = 1; j <= g->o.boards; j++) {
         deal d = make_deal(g, e, j);
         rng rr = stream(g->o.seed, TAG_TABLES, e, (uint64_t)j);
-        if (block_room(b, 2 * (size_t)n) < 0) return -1;
+        int rc = block_room(g->ctx, b, 2 * (size_t)n);
+        if (rc != DATUM_OK) return rc;
         begin_field(b, e, 0, j);
         for (int k = 0; k < n / 2; k++) {
             int home, away,
@@ -327,19 +315,20 @@ static int gen_league(const plan *g, uint32_t e, block *b)
     return 0;
 }
 
-/* Events e0..e1-1 into b. */
+/* Events e0..e1-1 into b; b->failed on DATUM_E_NOMEM (recorded in g->ctx). */
 static void gen_block(const plan *g, uint32_t e0, uint32_t e1, scratch *s, block *b)
 {
     b->n_fields = b->n_rows = 0;
-    b->failed = block_room(b, 0) < 0;
-    if (!b->failed) b->offset[0] = 0;
-    for (uint32_t e = e0; e < e1 && !b->failed; e++) {
+    int rc = block_room(g->ctx, b, 0);
+    if (rc == DATUM_OK) b->offset[0] = 0;
+    for (uint32_t e = e0; e < e1 && rc == DATUM_OK; e++) {
         switch (g->events[e].kind) {
-        case EV_CLUB: b->failed = gen_club(g, e, s, b) < 0; break;
-        case EV_LEAGUE: b->failed = gen_league(g, e, b) < 0; break;
-        default: b->failed = gen_congress(g, e, s, b) < 0;
+        case EV_CLUB: rc = gen_club(g, e, s, b); break;
+        case EV_LEAGUE: rc = gen_league(g, e, b); break;
+        default: rc = gen_congress(g, e, s, b);
         }
     }
+    b->failed = rc != DATUM_OK;
 }
 
 static datum_chunk block_chunk(const block *b)
@@ -400,9 +389,9 @@ static int write_header(plan *g, datum_archive_writer *w)
     if (g->n_pairs > n) n = g->n_pairs;
     if (g->n_teams > n) n = g->n_teams;
     if (g->n_matches > n) n = g->n_matches;
-    char *bytes = gen_alloc(g->ctx, (size_t)n, NAME_SIZE);
-    const char **names = gen_alloc(g->ctx, (size_t)n, sizeof *names);
-    double *truth = gen_alloc(g->ctx, g->n_pairs, sizeof *truth);
+    char *bytes = datum_calloc(g->ctx, (size_t)n, NAME_SIZE);
+    const char **names = datum_calloc(g->ctx, (size_t)n, sizeof *names);
+    double *truth = datum_calloc(g->ctx, g->n_pairs, sizeof *truth);
     int rc = bytes && names && truth ? DATUM_OK : DATUM_E_NOMEM;
     for (uint32_t i = 0; i < n && rc == DATUM_OK; i++) names[i] = bytes + (size_t)i * NAME_SIZE;
     static const char *const sections[SECTIONS_MAX + 1] = {
@@ -457,9 +446,9 @@ static int write_header(plan *g, datum_archive_writer *w)
     snprintf(value[6], 32, "%g", TRICKS_PER_STRENGTH);
     for (int k = 0; k < 8 && rc == DATUM_OK; k++)
         rc = datum_archive_writer_truth_attr(w, keys[k], k == 0 ? "datum generate" : value[k - 1]);
-    free(bytes);
-    free(names);
-    free(truth);
+    datum_free(bytes);
+    datum_free(names);
+    datum_free(truth);
     return rc;
 }
 
@@ -469,7 +458,7 @@ enum { BLOCK_ROWS = 1 << 17 };
 
 static uint32_t *make_blocks(plan *g, uint32_t *n_blocks)
 {
-    uint32_t *start = gen_alloc(g->ctx, (size_t)g->n_events + 1, sizeof *start), n = 0;
+    uint32_t *start = datum_calloc(g->ctx, (size_t)g->n_events + 1, sizeof *start), n = 0;
     uint64_t rows = 0;
     if (!start) return NULL;
     for (uint32_t e = 0; e < g->n_events; e++) {
@@ -495,12 +484,10 @@ static int run(plan *g, datum_archive_writer *w, datum_generate_summary *sum)
     int threads = datum_ctx_threads(g->ctx), window = 4 * threads, rc = DATUM_OK,
         write_rc = DATUM_OK;
     uint32_t n_blocks = 0, *start = make_blocks(g, &n_blocks);
-    block *buf = gen_alloc(g->ctx, 2 * (size_t)window, sizeof *buf);
-    scratch *s = gen_alloc(g->ctx, (size_t)threads, sizeof *s);
+    block *buf = datum_calloc(g->ctx, 2 * (size_t)window, sizeof *buf);
+    scratch *s = datum_calloc(g->ctx, (size_t)threads, sizeof *s);
     if (!start || !buf || !s) rc = DATUM_E_NOMEM;
-    for (int t = 0; t < threads && rc == DATUM_OK; t++)
-        if (gen_scratch_init(g, &s[t]) < 0)
-            rc = datum_ctx_fail(g->ctx, DATUM_E_NOMEM, "out of memory");
+    for (int t = 0; t < threads && rc == DATUM_OK; t++) rc = gen_scratch_init(g, &s[t]);
     uint32_t n_windows = (n_blocks + (uint32_t)window - 1) / (uint32_t)window;
     for (uint32_t k = 0; k <= n_windows && rc == DATUM_OK; k++) {
         /* Window k is generated while window k-1 is written. */
@@ -525,16 +512,15 @@ static int run(plan *g, datum_archive_writer *w, datum_generate_summary *sum)
                 gen_block(g, start[i], start[i + 1], mine, &cur[i - b0]);
         }
         for (uint32_t i = b0; i < b1 && rc == DATUM_OK; i++)
-            if (cur[i - b0].failed)
-                rc = datum_ctx_fail(g->ctx, DATUM_E_NOMEM, "out of memory (generating)");
+            if (cur[i - b0].failed) rc = DATUM_E_NOMEM; /* recorded by the allocator */
         if (write_rc != DATUM_OK) rc = write_rc;
         datum_ctx_progress(g->ctx, start[b0], g->n_events);
     }
     for (int i = 0; buf && i < 2 * window; i++) block_free(&buf[i]);
     for (int t = 0; s && t < threads; t++) gen_scratch_free(&s[t]);
-    free(buf);
-    free(s);
-    free(start);
+    datum_free(buf);
+    datum_free(s);
+    datum_free(start);
     return rc;
 }
 

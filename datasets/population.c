@@ -8,29 +8,10 @@
 #include "datum_text.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* Growable arrays of the plan. */
-#define GROW(g, arr, n, cap)                                                                       \
-    ((n) < (cap) ? DATUM_OK : grow_array((g), (void **)&(arr), &(cap), sizeof *(arr)))
-
-static int grow_array(plan *g, void **arr, uint32_t *cap, size_t size)
-{
-    uint32_t n = *cap ? 2 * *cap : 64;
-    void *p = realloc(*arr, (size_t)n * size);
-    if (!p) return datum_ctx_fail(g->ctx, DATUM_E_NOMEM, "out of memory (generating)");
-    *arr = p;
-    *cap = n;
-    return DATUM_OK;
-}
-
-void *gen_alloc(datum_ctx *ctx, size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (generating)");
-    return p;
-}
+/* Room for one more element in a growable array of the plan. */
+#define GROW(g, arr, n, cap) datum_reserve((g)->ctx, &(arr), &(cap), (size_t)(n) + 1, sizeof *(arr))
 
 static int new_player(plan *g, double mean, rng *r, uint32_t *id)
 {
@@ -99,10 +80,10 @@ static int plan_club(plan *g, uint32_t c)
         }
 
     int n = cl->members, rc = DATUM_OK;
-    uint32_t *member = gen_alloc(g->ctx, (size_t)n, sizeof *member);
-    uint32_t *partner = gen_alloc(g->ctx, (size_t)n, sizeof *partner); /* pair id or UINT32_MAX */
-    uint32_t *second = gen_alloc(g->ctx, (size_t)n, sizeof *second), n_second = 0;
-    uint32_t *fresh = gen_alloc(g->ctx, (size_t)n, sizeof *fresh);
+    uint32_t *member = datum_calloc(g->ctx, (size_t)n, sizeof *member);
+    uint32_t *partner = datum_calloc(g->ctx, (size_t)n, sizeof *partner); /* pair id or UINT32_MAX */
+    uint32_t *second = datum_calloc(g->ctx, (size_t)n, sizeof *second), n_second = 0;
+    uint32_t *fresh = datum_calloc(g->ctx, (size_t)n, sizeof *fresh);
     if (!member || !partner || !second || !fresh) rc = DATUM_E_NOMEM;
     for (int i = 0; i < n && rc == DATUM_OK; i++) {
         rc = new_player(g, cl->mean, &r, &member[i]);
@@ -162,10 +143,10 @@ static int plan_club(plan *g, uint32_t c)
         }
         for (uint32_t k = 0; k < n_second && rc == DATUM_OK; k++) rc = add_active(g, second[k]);
     }
-    free(member);
-    free(partner);
-    free(second);
-    free(fresh);
+    datum_free(member);
+    datum_free(partner);
+    datum_free(second);
+    datum_free(fresh);
     return rc;
 }
 
@@ -174,16 +155,6 @@ const uint32_t *gen_club_year(const plan *g, uint32_t c, int y, uint32_t *n)
     size_t k = (size_t)c * g->o.years + y;
     *n = (uint32_t)(g->cy_offset[k + 1] - g->cy_offset[k]);
     return g->cy_pairs + g->cy_offset[k];
-}
-
-static int reserve(uint32_t **a, size_t *cap, size_t n)
-{
-    if (n <= *cap) return 0;
-    uint32_t *p = realloc(*a, n * sizeof *p);
-    if (!p) return -1;
-    *a = p;
-    *cap = n;
-    return 0;
 }
 
 /* Up to `want` pairs of pool[0..n) (shuffled in place) with no player in
@@ -210,11 +181,12 @@ int gen_gather(const plan *g, scratch *s, uint32_t lo, uint32_t hi, int y, uint3
     for (uint32_t c = lo; c < hi; c++) {
         uint32_t k;
         const uint32_t *a = gen_club_year(g, c, y, &k);
-        if (reserve(&s->pool, &s->pool_cap, *n + k) < 0) return -1;
+        if (datum_reserve(g->ctx, &s->pool, &s->pool_cap, *n + k, sizeof *s->pool) != DATUM_OK)
+            return DATUM_E_NOMEM;
         memcpy(s->pool + *n, a, k * sizeof *a);
         *n += k;
     }
-    return reserve(&s->picked, &s->picked_cap, *n + 1) < 0 ? -1 : 0;
+    return datum_reserve(g->ctx, &s->picked, &s->picked_cap, *n + 1, sizeof *s->picked);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -238,17 +210,17 @@ static int plan_division(plan *g, scratch *s, int y, int d)
         if (g->clubs[hi].region < region) lo = hi + 1;
         hi++;
     }
-    if (gen_gather(g, s, lo, hi, y, &n) < 0)
-        return datum_ctx_fail(g->ctx, DATUM_E_NOMEM, "out of memory");
+    int rc = gen_gather(g, s, lo, hi, y, &n);
+    if (rc != DATUM_OK) return rc;
     int teams = uniform(&r) < 0.5 ? 4 : 6;
     uint32_t got = gen_pick_pairs(g, s, &r, n, 4u * (uint32_t)teams);
     teams = (int)(got / 8) * 2; /* an even number of teams */
     if (teams < 4) return DATUM_OK;
-    int rc = GROW(g, g->divisions, g->n_divisions, g->divisions_cap);
+    rc = GROW(g, g->divisions, g->n_divisions, g->divisions_cap);
     if (rc != DATUM_OK) return rc;
     division *v = &g->divisions[g->n_divisions];
     *v = (division){y, number_in_year(g, y), region, teams, g->n_teams, g->n_matches, NULL};
-    if (!(v->pairs = gen_alloc(g->ctx, 4u * (uint32_t)teams, sizeof *v->pairs)))
+    if (!(v->pairs = datum_calloc(g->ctx, 4u * (uint32_t)teams, sizeof *v->pairs)))
         return DATUM_E_NOMEM;
     memcpy(v->pairs, s->picked, 4u * (uint32_t)teams * sizeof *v->pairs);
     g->n_divisions++;
@@ -337,29 +309,29 @@ void gen_event_name(const plan *g, const event *e, char out[NAME_SIZE])
 
 void gen_plan_free(plan *g)
 {
-    for (uint32_t d = 0; d < g->n_divisions; d++) free(g->divisions[d].pairs);
-    free(g->divisions);
-    free(g->clubs);
-    free(g->pairs);
-    free(g->skill);
-    free(g->cy_offset);
-    free(g->cy_pairs);
-    free(g->events);
-    free(g->jan1);
+    for (uint32_t d = 0; d < g->n_divisions; d++) datum_free(g->divisions[d].pairs);
+    datum_free(g->divisions);
+    datum_free(g->clubs);
+    datum_free(g->pairs);
+    datum_free(g->skill);
+    datum_free(g->cy_offset);
+    datum_free(g->cy_pairs);
+    datum_free(g->events);
+    datum_free(g->jan1);
 }
 
 int gen_scratch_init(const plan *g, scratch *s)
 {
     memset(s, 0, sizeof *s);
-    s->busy = calloc(g->n_players ? g->n_players : 1, sizeof *s->busy);
-    return s->busy ? 0 : -1;
+    s->busy = datum_calloc(g->ctx, g->n_players, sizeof *s->busy);
+    return s->busy ? DATUM_OK : DATUM_E_NOMEM;
 }
 
 void gen_scratch_free(scratch *s)
 {
-    free(s->busy);
-    free(s->pool);
-    free(s->picked);
+    datum_free(s->busy);
+    datum_free(s->pool);
+    datum_free(s->picked);
 }
 
 int gen_plan_build(plan *g)
@@ -367,16 +339,16 @@ int gen_plan_build(plan *g)
     const int years = g->o.years;
     int rc = DATUM_OK;
     g->n_regions = (g->o.clubs + REGION_CLUBS - 1) / REGION_CLUBS;
-    g->clubs = gen_alloc(g->ctx, (size_t)g->o.clubs, sizeof *g->clubs);
-    g->cy_offset = gen_alloc(g->ctx, (size_t)g->o.clubs * years + 1, sizeof *g->cy_offset);
-    g->jan1 = gen_alloc(g->ctx, (size_t)years + 1, sizeof *g->jan1);
+    g->clubs = datum_calloc(g->ctx, (size_t)g->o.clubs, sizeof *g->clubs);
+    g->cy_offset = datum_calloc(g->ctx, (size_t)g->o.clubs * years + 1, sizeof *g->cy_offset);
+    g->jan1 = datum_calloc(g->ctx, (size_t)years + 1, sizeof *g->jan1);
     if (!g->clubs || !g->cy_offset || !g->jan1) return DATUM_E_NOMEM;
     for (int y = 0; y <= years; y++) g->jan1[y] = datum_days_from_civil(g->o.first_year + y, 1, 1);
     for (uint32_t c = 0; c < (uint32_t)g->o.clubs && rc == DATUM_OK; c++) rc = plan_club(g, c);
     if (rc != DATUM_OK) return rc;
     g->cy_offset[(size_t)g->o.clubs * years] = g->n_cy_pairs;
     scratch s;
-    if (gen_scratch_init(g, &s) < 0) return datum_ctx_fail(g->ctx, DATUM_E_NOMEM, "out of memory");
+    if ((rc = gen_scratch_init(g, &s)) != DATUM_OK) return rc;
     int per_year = (g->o.clubs + CLUBS_PER_DIVISION / 2) / CLUBS_PER_DIVISION;
     for (int y = 0; y < years && rc == DATUM_OK; y++)
         for (int d = 0; d < (per_year > 0 ? per_year : 1) && rc == DATUM_OK; d++)

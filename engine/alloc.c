@@ -64,6 +64,19 @@ int datum_reserve(datum_ctx *ctx, void *pp, size_t *cap, size_t need, size_t siz
     return rc;
 }
 
+int datum_reserve_all(datum_ctx *ctx, size_t *cap, size_t need, int count, void *const *arrays,
+                      const size_t *sizes)
+{
+    size_t grown = *cap; /* every array grows from the same capacity to the same one */
+    for (int i = 0; i < count; i++) {
+        grown = *cap;
+        int rc = datum_reserve(ctx, arrays[i], &grown, need, sizes[i]);
+        if (rc != DATUM_OK) return rc;
+    }
+    *cap = grown;
+    return DATUM_OK;
+}
+
 char *datum_strdup(datum_ctx *ctx, const char *s)
 {
     size_t n = strlen(s) + 1;

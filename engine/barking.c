@@ -16,11 +16,11 @@
  * pairs W_e, and F is the weighted cross-IMP of the pair sums against
  * themselves. All sums are exact in 64-bit integers. */
 #include "datum.h"
+#include "datum_alloc.h"
 #include "internal.h"
 
 #include <math.h>
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The wbf scale with its options as integer thresholds: an integer
@@ -552,8 +552,8 @@ int datum_barking_fields(datum_ctx *ctx, const datum_scale *scale, const datum_f
                               max_n);
     int threads = datum_ctx_threads(ctx);
     size_t stride = 2 * round8(max_n * 4) + 8 * max_n + 8 * datum_barking_work_len(max_n);
-    unsigned char *blocks = malloc((size_t)threads * stride + 8);
-    if (!blocks) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (barking workspace)");
+    unsigned char *blocks = datum_malloc(ctx, (size_t)threads * stride + 8, 1);
+    if (!blocks) return DATUM_E_NOMEM;
     bark_job job = {&b, in, ns_raw, ns_avg, terms};
 #pragma omp parallel num_threads(threads)
     {
@@ -562,7 +562,7 @@ int datum_barking_fields(datum_ctx *ctx, const datum_scale *scale, const datum_f
         for (int64_t f = 0; f < (int64_t)in->n_fields; f++)
             barking_field(&job, (size_t)f, block, max_n);
     }
-    free(blocks);
+    datum_free(blocks);
     return DATUM_OK;
 }
 
@@ -647,12 +647,12 @@ int datum_match_fields(datum_ctx *ctx, const datum_scale *scale, const datum_fie
     size_t max_n = datum_largest_field(in);
     int threads = datum_ctx_threads(ctx);
     size_t stride = 2 * round8(max_n * 4) + 8 * max_n + round8(max_n);
-    unsigned char *blocks = malloc((size_t)threads * stride + 8);
-    uint8_t *bad = calloc(in->n_fields + 1, 1);
+    unsigned char *blocks = datum_malloc(ctx, (size_t)threads * stride + 8, 1);
+    uint8_t *bad = datum_calloc(ctx, in->n_fields + 1, 1);
     if (!blocks || !bad) {
-        free(blocks);
-        free(bad);
-        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (match workspace)");
+        datum_free(blocks);
+        datum_free(bad);
+        return DATUM_E_NOMEM;
     }
     match_job job = {scale, in, match, ns_team, ew_team, ns_aggregate, ns_imps, bad};
 #pragma omp parallel num_threads(threads)
@@ -671,7 +671,7 @@ int datum_match_fields(datum_ctx *ctx, const datum_scale *scale, const datum_fie
                             "two teams, one North-South and one East-West",
                             f);
     }
-    free(blocks);
-    free(bad);
+    datum_free(blocks);
+    datum_free(bad);
     return rc;
 }

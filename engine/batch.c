@@ -4,11 +4,11 @@
  * its own output slots, so the output does not depend on the thread count or
  * the schedule. Workspace is allocated once per call and per thread, sized by
  * the largest field of the chunk: nothing is allocated per field. */
-#include "datum.h"
+#include "datum_alloc.h"
+#include "internal.h"
 
 #include <math.h>
 #include <omp.h>
-#include <stdlib.h>
 
 /* Per-thread scratch for a field of up to max_n rows. */
 typedef struct {
@@ -32,23 +32,24 @@ static void scratch_free(scratch *s, int count)
 {
     if (!s) return;
     for (int t = 0; t < count; t++) {
-        free(s[t].real);
-        free(s[t].work);
-        free(s[t].where);
-        free(s[t].raw);
+        datum_free(s[t].real);
+        datum_free(s[t].work);
+        datum_free(s[t].where);
+        datum_free(s[t].raw);
     }
-    free(s);
+    datum_free(s);
 }
 
-static scratch *scratch_alloc(int count, size_t max_n)
+/* NULL when out of memory (recorded in ctx). */
+static scratch *scratch_alloc(datum_ctx *ctx, int count, size_t max_n)
 {
-    scratch *s = calloc((size_t)count, sizeof *s);
+    scratch *s = datum_calloc(ctx, (size_t)count, sizeof *s);
     if (!s) return NULL;
     for (int t = 0; t < count; t++) {
-        s[t].real = malloc((max_n + 1) * sizeof *s[t].real);
-        s[t].work = malloc((2 * max_n + 1) * sizeof *s[t].work);
-        s[t].where = malloc((max_n + 1) * sizeof *s[t].where);
-        s[t].raw = malloc((max_n + 1) * sizeof *s[t].raw);
+        s[t].real = datum_malloc(ctx, max_n + 1, sizeof *s[t].real);
+        s[t].work = datum_malloc(ctx, 2 * max_n + 1, sizeof *s[t].work);
+        s[t].where = datum_malloc(ctx, max_n + 1, sizeof *s[t].where);
+        s[t].raw = datum_malloc(ctx, max_n + 1, sizeof *s[t].raw);
         if (!s[t].real || !s[t].work || !s[t].where || !s[t].raw) {
             scratch_free(s, count);
             return NULL;
@@ -87,8 +88,8 @@ typedef void (*field_fn)(const void *job, int64_t f, size_t first, size_t n, scr
 static int for_each_field(datum_ctx *ctx, const datum_fields *in, field_fn fn, const void *job)
 {
     int threads = datum_ctx_threads(ctx);
-    scratch *all = scratch_alloc(threads, datum_largest_field(in));
-    if (!all) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (kernel workspace)");
+    scratch *all = scratch_alloc(ctx, threads, datum_largest_field(in));
+    if (!all) return DATUM_E_NOMEM;
 #pragma omp parallel num_threads(threads)
     {
         scratch *s = &all[omp_get_thread_num()];

@@ -2,6 +2,7 @@
 #include "datum_alloc.h"
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -59,12 +60,39 @@ void datum_ctx_free(datum_ctx **ctx)
     *ctx = NULL;
 }
 
+static void *idle(void *arg) { return arg; }
+
+/* OpenMP's runtime ends the program when it cannot create a thread (libgomp:
+ * "Thread creation failed"), as when the address space is too small for the
+ * threads' stacks. Creating them first here turns that into an error; the C
+ * library keeps their stacks for OpenMP's threads, started at once by an
+ * empty parallel region (and kept in its pool, or started again on the
+ * cached stacks, for the later regions). */
+int datum_start_threads(datum_ctx *ctx, int threads)
+{
+    if (threads <= 1) return DATUM_OK;
+    if (threads > 1024) threads = 1024;
+    pthread_t t[1024];
+    int started = 0, err = 0;
+    while (started < threads - 1 && (err = pthread_create(&t[started], NULL, idle, NULL)) == 0)
+        started++;
+    for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+    if (err)
+        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (starting %d threads: %s)",
+                              threads, strerror(err));
+#pragma omp parallel num_threads(threads)
+    {
+    }
+    return DATUM_OK;
+}
+
 int datum_ctx_set_threads(datum_ctx *ctx, int threads)
 {
     if (threads < 1 || threads > 1024)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "thread count %d is out of range 1..1024", threads);
-    ctx->threads = threads;
-    return DATUM_OK;
+    int rc = datum_start_threads(ctx, threads);
+    if (rc == DATUM_OK) ctx->threads = threads;
+    return rc;
 }
 
 int datum_ctx_threads(const datum_ctx *ctx) { return ctx->threads; }
@@ -102,13 +130,18 @@ void datum_ctx_warn(datum_ctx *ctx, const char *fmt, ...)
 
 int datum_ctx_fail(datum_ctx *ctx, int code, const char *fmt, ...)
 {
-    /* Keep the first error: later ones are usually its consequences. */
-    if (!ctx || ctx->code < 0) return code;
-    ctx->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-    va_end(ap);
+    if (!ctx) return code;
+    /* Allocations fail inside parallel regions too (datum_alloc.h): one
+     * thread at a time records. Keep the first error: later ones are usually
+     * its consequences. */
+#pragma omp critical(datum_ctx_fail)
+    if (ctx->code >= 0) {
+        ctx->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+        va_end(ap);
+    }
     return code;
 }
 

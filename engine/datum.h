@@ -63,7 +63,11 @@ int datum_ctx_create(datum_ctx **out);
 void datum_ctx_free(datum_ctx **ctx);
 
 /* Thread count for the parallel drivers, 1..1024. Results never depend on
- * it. Returns DATUM_OK or DATUM_E_ARG (and records the error). */
+ * it. The threads are started here (OpenMP's pool), so that a system that
+ * cannot give them their stacks is an error here, not the end of the program
+ * in the middle of a job. Returns DATUM_OK, DATUM_E_ARG, or DATUM_E_NOMEM
+ * (the threads could not be started; the count is left as it was), and
+ * records the error. */
 int datum_ctx_set_threads(datum_ctx *ctx, int threads);
 int datum_ctx_threads(const datum_ctx *ctx);
 
@@ -89,7 +93,9 @@ void datum_ctx_warn(datum_ctx *ctx, const char *fmt, ...)
     ;
 
 /* Records an error (printf-style message) and returns code. A later error
- * does not overwrite the first one until datum_ctx_clear. */
+ * does not overwrite the first one until datum_ctx_clear. Safe to call from
+ * several threads at once (inside a parallel region); reading the error
+ * back waits until the region is over. */
 int datum_ctx_fail(datum_ctx *ctx, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

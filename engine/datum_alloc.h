@@ -35,10 +35,24 @@ int datum_resize(datum_ctx *ctx, void *pp, size_t n, size_t size);
  * (doubling, from 16). DATUM_OK, or DATUM_E_NOMEM (recorded; *pp and *cap
  * unchanged). */
 int datum_reserve(datum_ctx *ctx, void *pp, size_t *cap, size_t need, size_t size);
+/* datum_reserve for `count` arrays that share one capacity *cap: each
+ * *arrays[i] (a T_i **) of elements of sizes[i] bytes comes to hold at least
+ * `need` elements. DATUM_OK, or DATUM_E_NOMEM (recorded; *cap unchanged, the
+ * arrays grown before the failure still valid, only larger). */
+int datum_reserve_all(datum_ctx *ctx, size_t *cap, size_t need, int count, void *const *arrays,
+                      const size_t *sizes);
 /* A copy of s (not NULL); NULL and DATUM_E_NOMEM recorded on failure. */
 char *datum_strdup(datum_ctx *ctx, const char *s);
 /* Releases memory from the functions above; accepts NULL. */
 void datum_free(void *p);
+
+/* Starts `threads` threads (at most 1024) in OpenMP's pool now: their
+ * stacks are memory too, and OpenMP's runtime ends the program when it cannot
+ * create a thread in a parallel region. DATUM_OK, or DATUM_E_NOMEM "out of
+ * memory (starting N threads ...)" recorded. datum_ctx_set_threads calls it;
+ * a library whose own parallel regions use more threads (CHOLMOD's) calls it
+ * with their count before them. */
+int datum_start_threads(datum_ctx *ctx, int threads);
 
 /* ------------------------------------------------------------------------ */
 /* The failure countdown, for tests.                                        */

@@ -7,10 +7,10 @@
  * of hundredths, so a difference is too, and its PM is the integer nearest
  * to sqrt(100 * hundredths), found by comparing squares. */
 #include "datum_tarot.h"
+#include "datum_alloc.h"
 #include "internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define SCORE_LIMIT (INT32_C(1) << 20) /* |score| < 2^20 keeps every sum exact */
@@ -417,15 +417,15 @@ int datum_tarot_score_tournament(datum_ctx *ctx, const datum_tarot_options *opt,
     }
     /* All workspace at once: nothing is allocated per étui. */
     size_t ints = max_etui > max_sides ? max_etui : max_sides;
-    int32_t *work = malloc((ints + 1) * sizeof *work);
-    int32_t *rank = malloc((max_sides + 1) * sizeof *rank);
-    double *total = malloc((max_sides + 1) * sizeof *total);
-    uint8_t *played = malloc(max_sides + 1);
-    datum_tarot_line *scratch = malloc((max_etui + 1) * sizeof *scratch);
-    kind[0].sum = calloc(t->n_attackers + 1, sizeof *kind[0].sum);
-    kind[1].sum = calloc(t->n_defenses + 1, sizeof *kind[1].sum);
+    int32_t *work = datum_malloc(ctx, ints + 1, sizeof *work);
+    int32_t *rank = datum_malloc(ctx, max_sides + 1, sizeof *rank);
+    double *total = datum_malloc(ctx, max_sides + 1, sizeof *total);
+    uint8_t *played = datum_malloc(ctx, max_sides + 1, 1);
+    datum_tarot_line *scratch = datum_malloc(ctx, max_etui + 1, sizeof *scratch);
+    kind[0].sum = datum_calloc(ctx, t->n_attackers + 1, sizeof *kind[0].sum);
+    kind[1].sum = datum_calloc(ctx, t->n_defenses + 1, sizeof *kind[1].sum);
     if (!work || !rank || !total || !played || !scratch || !kind[0].sum || !kind[1].sum) {
-        rc = datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (tarot workspace)");
+        rc = DATUM_E_NOMEM; /* recorded by the allocator */
         goto done;
     }
     for (int s = 0; s < 2; s++)
@@ -445,12 +445,12 @@ int datum_tarot_score_tournament(datum_ctx *ctx, const datum_tarot_options *opt,
         for (int s = 0; s < 2; s++) finish_side(opt, &kind[s], work, total, played, rank);
 
 done:
-    free(work);
-    free(rank);
-    free(total);
-    free(played);
-    free(scratch);
-    free(kind[0].sum);
-    free(kind[1].sum);
+    datum_free(work);
+    datum_free(rank);
+    datum_free(total);
+    datum_free(played);
+    datum_free(scratch);
+    datum_free(kind[0].sum);
+    datum_free(kind[1].sum);
     return rc;
 }

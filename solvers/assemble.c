@@ -15,7 +15,6 @@
 
 #include <math.h>
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The dense accumulator: each row's value beside the column that last
@@ -67,27 +66,22 @@ static uint32_t column(const datum_rate_problem *p, const rate_structure *s, uin
     return count;
 }
 
-/* Block b's columns into a->blocks[b]; returns 0 or DATUM_E_NOMEM. */
-static int assemble_block(const datum_rate_problem *p, const rate_structure *s, uint32_t b,
-                          accumulator *w, rate_block *out, double *colsum)
+/* Block b's columns into a->blocks[b]; DATUM_OK or DATUM_E_NOMEM (recorded
+ * in ctx; called inside a parallel region). */
+static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
+                          uint32_t b, accumulator *w, rate_block *out, double *colsum)
 {
     uint32_t j0 = b * RATE_BLOCK_COLS, j1 = j0 + RATE_BLOCK_COLS;
     if (j1 > s->n) j1 = s->n;
     size_t cap = 0, nnz = 0;
-    out->colptr = calloc(RATE_BLOCK_COLS + 1, sizeof *out->colptr);
+    out->colptr = datum_calloc(ctx, RATE_BLOCK_COLS + 1, sizeof *out->colptr);
     if (!out->colptr) return DATUM_E_NOMEM;
+    void *entries[] = {&out->row, &out->val};
+    const size_t entry_size[] = {sizeof *out->row, sizeof *out->val};
     for (uint32_t j = j0; j < j1; j++) {
         uint32_t count = column(p, s, j, w);
-        if (nnz + count > cap) {
-            size_t want = cap ? cap : 1024;
-            while (want < nnz + count) want *= 2;
-            int32_t *row = realloc(out->row, want * sizeof *row);
-            if (row) out->row = row;
-            double *val = row ? realloc(out->val, want * sizeof *val) : NULL;
-            if (!val) return DATUM_E_NOMEM;
-            out->val = val;
-            cap = want;
-        }
+        if (datum_reserve_all(ctx, &cap, nnz + count, 2, entries, entry_size) != DATUM_OK)
+            return DATUM_E_NOMEM;
         double sum = 0;
         for (uint32_t e = 0; e < count; e++) {
             int32_t i = w->touched[e];
@@ -110,37 +104,37 @@ int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate
     a->n = s->n;
     a->n_blocks = (s->n + RATE_BLOCK_COLS - 1) / RATE_BLOCK_COLS;
     int threads = datum_ctx_threads(ctx);
-    a->blocks = rate_calloc(ctx, a->n_blocks, sizeof *a->blocks);
-    accumulator *work = rate_calloc(ctx, (size_t)threads, sizeof *work);
-    double *colsum = rate_calloc(ctx, s->n, sizeof *colsum);
+    a->blocks = datum_calloc(ctx, a->n_blocks, sizeof *a->blocks);
+    accumulator *work = datum_calloc(ctx, (size_t)threads, sizeof *work);
+    double *colsum = datum_calloc(ctx, s->n, sizeof *colsum);
     int failed = !a->blocks || !work || !colsum;
     for (int t = 0; t < threads && !failed; t++) {
-        work[t].acc = calloc(s->n + 1, sizeof *work[t].acc); /* marks 0: no column */
-        work[t].touched = malloc((s->n + 1) * sizeof *work[t].touched);
+        work[t].acc = datum_calloc(ctx, s->n + 1, sizeof *work[t].acc); /* marks 0: no column */
+        work[t].touched = datum_malloc(ctx, s->n + 1, sizeof *work[t].touched);
         failed = !work[t].acc || !work[t].touched;
     }
     if (!failed) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(| : failed)
         for (uint32_t b = 0; b < a->n_blocks; b++) {
             accumulator *w = &work[omp_get_thread_num()];
-            if (assemble_block(p, s, b, w, &a->blocks[b], colsum + (size_t)b * RATE_BLOCK_COLS))
+            if (assemble_block(ctx, p, s, b, w, &a->blocks[b], colsum + (size_t)b * RATE_BLOCK_COLS))
                 failed = 1;
         }
     }
     for (int t = 0; work && t < threads; t++) {
-        free(work[t].acc);
-        free(work[t].touched);
+        datum_free(work[t].acc);
+        datum_free(work[t].touched);
     }
-    free(work);
+    datum_free(work);
     if (!failed) {
         for (uint32_t b = 0; b < a->n_blocks; b++) a->nnz += a->blocks[b].colptr[RATE_BLOCK_COLS];
         for (uint32_t j = 0; j < s->n; j++)
             if (colsum[j] > a->norm1) a->norm1 = colsum[j];
     }
-    free(colsum);
-    if (failed) {
+    datum_free(colsum);
+    if (failed) { /* recorded by the allocator */
         rate_matrix_free(a);
-        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory assembling the rating matrix");
+        return DATUM_E_NOMEM;
     }
     return DATUM_OK;
 }
@@ -148,11 +142,11 @@ int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate
 void rate_matrix_free(rate_matrix *a)
 {
     for (uint32_t b = 0; a->blocks && b < a->n_blocks; b++) {
-        free(a->blocks[b].colptr);
-        free(a->blocks[b].row);
-        free(a->blocks[b].val);
+        datum_free(a->blocks[b].colptr);
+        datum_free(a->blocks[b].row);
+        datum_free(a->blocks[b].val);
     }
-    free(a->blocks);
+    datum_free(a->blocks);
     memset(a, 0, sizeof *a);
 }
 

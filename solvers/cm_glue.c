@@ -7,7 +7,6 @@
 #include "rate_cholmod.h"
 
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 void rate_cm_start(cholmod_common *cm)
@@ -15,6 +14,13 @@ void rate_cm_start(cholmod_common *cm)
     cholmod_l_start(cm);
     cm->print = 0; /* the library never prints; errors come back as status */
     cm->error_handler = NULL;
+}
+
+int rate_cm_failed(const cholmod_common *cm)
+{
+    return cm->status == CHOLMOD_OUT_OF_MEMORY || cm->status == CHOLMOD_TOO_LARGE
+               ? DATUM_E_NOMEM
+               : DATUM_E_NUMERIC;
 }
 
 int rate_cm_check(datum_ctx *ctx, const cholmod_common *cm, const char *what)
@@ -25,9 +31,10 @@ int rate_cm_check(datum_ctx *ctx, const cholmod_common *cm, const char *what)
     case CHOLMOD_DSMALL:
         return DATUM_OK;
     case CHOLMOD_OUT_OF_MEMORY:
-        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory in CHOLMOD (%s)", what);
-    case CHOLMOD_TOO_LARGE:
-        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "CHOLMOD: problem too large (%s)", what);
+        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (CHOLMOD, %s)", what);
+    case CHOLMOD_TOO_LARGE: /* sizes beyond its integers: as out of memory */
+        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (CHOLMOD: problem too large, %s)",
+                              what);
     default:
         return datum_ctx_fail(ctx, DATUM_E_NUMERIC, "CHOLMOD failed (%s): status %d", what,
                               cm->status);
@@ -68,7 +75,7 @@ cholmod_sparse *rate_cm_upper(datum_ctx *ctx, int threads, const rate_matrix *a,
                               const int32_t *index, const uint32_t *pair_of, size_t n,
                               const double *shift, const uint8_t *pinned, cholmod_common *cm)
 {
-    SuiteSparse_long *count = rate_calloc(ctx, n + 1, sizeof *count);
+    SuiteSparse_long *count = datum_calloc(ctx, n + 1, sizeof *count);
     if (!count) return NULL;
 #pragma omp parallel for num_threads(threads) schedule(static, RATE_BLOCK_COLS)
     for (size_t k = 0; k < n; k++) {
@@ -82,12 +89,12 @@ cholmod_sparse *rate_cm_upper(datum_ctx *ctx, int threads, const rate_matrix *a,
     for (size_t k = 0; k < n; k++) count[k + 1] += count[k];
     cholmod_sparse *m = cholmod_l_allocate_sparse(n, n, (size_t)count[n], 0, 1, 1, CHOLMOD_REAL, cm);
     if (!m) {
-        free(count);
+        datum_free(count);
         rate_cm_check(ctx, cm, "allocating the matrix");
         return NULL;
     }
     memcpy(m->p, count, (n + 1) * sizeof *count);
-    free(count);
+    datum_free(count);
     rate_cm_fill(m, threads, a, index, pair_of, shift, pinned);
     return m;
 }

@@ -112,12 +112,15 @@ typedef enum {
     DATUM_RATE_ITERATIVE = 2 /* conjugate gradients, block-Jacobi + coarse preconditioner */
 } datum_rate_solver;
 
-/* Fill-reducing ordering of the direct path. */
+/* Fill-reducing ordering of the direct path: asked for in the options
+ * (DEFAULT to NESDIS), used in the statistics (AMD to NATURAL, or NONE). */
 typedef enum {
+    DATUM_RATE_ORDER_NONE = -1,   /* stats: no direct factorisation */
     DATUM_RATE_ORDER_DEFAULT = 0, /* CHOLMOD's choice: AMD, then METIS if AMD fills in much */
     DATUM_RATE_ORDER_AMD = 1,
     DATUM_RATE_ORDER_METIS = 2,
-    DATUM_RATE_ORDER_NESDIS = 3   /* CHOLMOD's nested dissection (METIS + constrained AMD) */
+    DATUM_RATE_ORDER_NESDIS = 3,  /* CHOLMOD's nested dissection (METIS + constrained AMD) */
+    DATUM_RATE_ORDER_NATURAL = 4  /* stats only: no permutation */
 } datum_rate_ordering;
 
 typedef struct {
@@ -161,7 +164,8 @@ typedef struct {
     datum_rate_solver path;        /* the path used (DIRECT or ITERATIVE) */
     int iterations;                /* conjugate gradient iterations (iterative) */
     int factorizations;            /* full factorisations (direct: 1 + numeric pins) */
-    int ordering;                  /* CHOLMOD ordering used (CHOLMOD_AMD, ...), -1 if none */
+    datum_rate_ordering ordering;  /* of the direct factor: AMD, METIS, NESDIS or NATURAL;
+                                      NONE without one (iterative, nothing sparse) */
     int supernodal;                /* 1 if the direct factor is supernodal */
     uint32_t blocks;               /* iterative: preconditioner blocks */
     uint32_t peeled_pieces;        /* iterative: weakly attached pieces searched for null vectors */

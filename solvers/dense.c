@@ -18,7 +18,6 @@
 
 #include <math.h>
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 int rate_jacobi_eigen(int m, double *a, double *v)
@@ -167,11 +166,11 @@ int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_str
 {
     /* The dense components' pairs, grouped by component (counting sort). */
     uint32_t nc = s->n_acomp;
-    uint64_t *start = rate_calloc(ctx, (size_t)nc + 1, sizeof *start);
-    uint32_t *pairs = rate_malloc(ctx, s->n, sizeof *pairs);
-    uint32_t *dims = rate_calloc(ctx, nc, sizeof *dims);
+    uint64_t *start = datum_calloc(ctx, (size_t)nc + 1, sizeof *start);
+    uint32_t *pairs = datum_malloc(ctx, s->n, sizeof *pairs);
+    uint32_t *dims = datum_calloc(ctx, nc, sizeof *dims);
     int threads = datum_ctx_threads(ctx), m_max = 1, failed = 0;
-    workspace *ws = rate_calloc(ctx, (size_t)threads, sizeof *ws);
+    workspace *ws = datum_calloc(ctx, (size_t)threads, sizeof *ws);
     *null_dim = 0;
     if (!start || !pairs || !dims || !ws) goto fail;
     for (uint32_t j = 0; j < s->n; j++)
@@ -186,12 +185,12 @@ int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_str
     }
     size_t mm = (size_t)m_max * m_max;
     for (int t = 0; t < threads; t++) {
-        ws[t].b = malloc(mm * sizeof(double));
-        ws[t].v = malloc(mm * sizeof(double));
-        ws[t].z = malloc(mm * sizeof(double));
-        ws[t].r = malloc((size_t)m_max * sizeof(double));
-        ws[t].u = malloc((size_t)m_max * sizeof(double));
-        ws[t].local = malloc((size_t)s->n * sizeof(int32_t));
+        ws[t].b = datum_malloc(ctx, mm, sizeof(double));
+        ws[t].v = datum_malloc(ctx, mm, sizeof(double));
+        ws[t].z = datum_malloc(ctx, mm, sizeof(double));
+        ws[t].r = datum_malloc(ctx, (size_t)m_max, sizeof(double));
+        ws[t].u = datum_malloc(ctx, (size_t)m_max, sizeof(double));
+        ws[t].local = datum_malloc(ctx, s->n, sizeof(int32_t));
         if (!ws[t].b || !ws[t].v || !ws[t].z || !ws[t].r || !ws[t].u || !ws[t].local) goto fail;
         for (uint32_t j = 0; j < s->n; j++) ws[t].local[j] = -1;
     }
@@ -211,12 +210,12 @@ fail:
     failed = 1;
 done:
     for (int t = 0; ws && t < threads; t++) {
-        free(ws[t].b); free(ws[t].v); free(ws[t].z); free(ws[t].r); free(ws[t].u);
-        free(ws[t].local);
+        datum_free(ws[t].b); datum_free(ws[t].v); datum_free(ws[t].z); datum_free(ws[t].r); datum_free(ws[t].u);
+        datum_free(ws[t].local);
     }
-    free(ws);
-    free(start);
-    free(pairs);
-    free(dims);
-    return failed ? datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (dense components)") : DATUM_OK;
+    datum_free(ws);
+    datum_free(start);
+    datum_free(pairs);
+    datum_free(dims);
+    return failed ? DATUM_E_NOMEM : DATUM_OK; /* recorded by the allocator */
 }

@@ -7,7 +7,6 @@
 #include "rate_internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 double datum_rate_pearson(size_t n, const double *x, const double *y, const double *weight,
                           int weighted, size_t *count)

@@ -16,7 +16,6 @@
 #include "rate_internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 int rate_null_init(datum_ctx *ctx, rate_null *z, const rate_structure *s, const double *weight)
@@ -24,7 +23,7 @@ int rate_null_init(datum_ctx *ctx, rate_null *z, const rate_structure *s, const 
     memset(z, 0, sizeof *z);
     z->s = s;
     z->weight = weight;
-    z->work = rate_malloc(ctx, 3 * ((size_t)s->n_ocomp + s->n_group) + 1, sizeof *z->work);
+    z->work = datum_malloc(ctx, 3 * ((size_t)s->n_ocomp + s->n_group) + 1, sizeof *z->work);
     return z->work ? DATUM_OK : DATUM_E_NOMEM;
 }
 
@@ -101,12 +100,12 @@ int rate_null_add(datum_ctx *ctx, rate_null *z, const double *v, int32_t pin)
     void *arrays[] = {&z->extra, &z->extra_pin, &z->ortho[0], &z->ortho[1]};
     size_t sizes[] = {sizeof *z->extra, sizeof *z->extra_pin, sizeof *z->ortho[0],
                       sizeof *z->ortho[1]};
-    if (rate_grow(ctx, &cap, k + 1, 4, arrays, sizes) != DATUM_OK) return DATUM_E_NOMEM;
+    if (datum_reserve_all(ctx, &cap, k + 1, 4, arrays, sizes) != DATUM_OK) return DATUM_E_NOMEM;
     z->extra_cap = cap;
-    double *raw = rate_malloc(ctx, n, sizeof *raw);
-    double *q0 = rate_malloc(ctx, n, sizeof *q0), *q1 = rate_malloc(ctx, n, sizeof *q1);
+    double *raw = datum_malloc(ctx, n, sizeof *raw);
+    double *q0 = datum_malloc(ctx, n, sizeof *q0), *q1 = datum_malloc(ctx, n, sizeof *q1);
     if (!raw || !q0 || !q1) {
-        free(raw); free(q0); free(q1);
+        datum_free(raw); datum_free(q0); datum_free(q1);
         return DATUM_E_NOMEM;
     }
     memcpy(raw, v, n * sizeof *raw);
@@ -119,7 +118,7 @@ int rate_null_add(datum_ctx *ctx, rate_null *z, const double *v, int32_t pin)
         remove_with(z, w, k, q[w]);
         double after = sqrt(inner(z, m, q[w], q[w]));
         if (!(after > 1e-8 * before)) { /* already in the span */
-            free(raw); free(q0); free(q1);
+            datum_free(raw); datum_free(q0); datum_free(q1);
             return DATUM_W_EMPTY;
         }
         for (uint32_t j = 0; j < n; j++) q[w][j] /= after;
@@ -160,11 +159,11 @@ void rate_null_gauge(const rate_null *z, double *x)
 void rate_null_free(rate_null *z)
 {
     for (uint32_t k = 0; k < z->n_extra; k++) {
-        free(z->extra[k]);
-        free(z->ortho[0][k]);
-        free(z->ortho[1][k]);
+        datum_free(z->extra[k]);
+        datum_free(z->ortho[0][k]);
+        datum_free(z->ortho[1][k]);
     }
-    free(z->extra); free(z->extra_pin); free(z->ortho[0]); free(z->ortho[1]);
-    free(z->work);
+    datum_free(z->extra); datum_free(z->extra_pin); datum_free(z->ortho[0]); datum_free(z->ortho[1]);
+    datum_free(z->work);
     memset(z, 0, sizeof *z);
 }

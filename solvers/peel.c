@@ -17,7 +17,6 @@
  */
 #include "rate_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Pairs with more live tables than this are not checked for being leaves:
@@ -139,13 +138,13 @@ int rate_peel(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure 
     peeler q = {.p = p, .s = s};
     size_t nl = p->n_layouts, nt = p->n_tables;
     q.cap = (size_t)s->n + 3 * nt + 1; /* every push: a start or a table's death */
-    q.cls.parent = rate_malloc(ctx, nl + 1, sizeof *q.cls.parent);
-    q.cls.size = rate_malloc(ctx, nl + 1, sizeof *q.cls.size);
-    q.cls.next = rate_malloc(ctx, nl + 1, sizeof *q.cls.next);
-    q.live = rate_malloc(ctx, nt + 1, 1);
-    q.degree = rate_malloc(ctx, (size_t)s->n + 1, sizeof *q.degree);
-    q.queued = rate_calloc(ctx, (size_t)s->n + 1, 1);
-    q.queue = rate_malloc(ctx, q.cap, sizeof *q.queue);
+    q.cls.parent = datum_malloc(ctx, nl + 1, sizeof *q.cls.parent);
+    q.cls.size = datum_malloc(ctx, nl + 1, sizeof *q.cls.size);
+    q.cls.next = datum_malloc(ctx, nl + 1, sizeof *q.cls.next);
+    q.live = datum_malloc(ctx, nt + 1, 1);
+    q.degree = datum_malloc(ctx, (size_t)s->n + 1, sizeof *q.degree);
+    q.queued = datum_calloc(ctx, (size_t)s->n + 1, 1);
+    q.queue = datum_malloc(ctx, q.cap, sizeof *q.queue);
     int rc = q.cls.parent && q.cls.size && q.cls.next && q.live && q.degree && q.queued && q.queue
                  ? DATUM_OK : DATUM_E_NOMEM;
     if (rc == DATUM_OK) {
@@ -169,7 +168,7 @@ int rate_peel(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure 
             else if (consider[item]) visit_pair(&q, item, peeled);
         }
     }
-    free(q.cls.parent); free(q.cls.size); free(q.cls.next);
-    free(q.live); free(q.degree); free(q.queued); free(q.queue);
+    datum_free(q.cls.parent); datum_free(q.cls.size); datum_free(q.cls.next);
+    datum_free(q.live); datum_free(q.degree); datum_free(q.queued); datum_free(q.queue);
     return rc;
 }

@@ -7,41 +7,7 @@
 
 #include <math.h>
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
-
-void *rate_malloc(datum_ctx *ctx, size_t n, size_t size)
-{
-    void *p = NULL;
-    if (size == 0 || n <= SIZE_MAX / size) p = malloc(n && size ? n * size : 1);
-    if (!p) datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
-    return p;
-}
-
-void *rate_calloc(datum_ctx *ctx, size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
-    return p;
-}
-
-int rate_grow(datum_ctx *ctx, size_t *cap, size_t need, int count, void *const *arrays,
-              const size_t *sizes)
-{
-    if (need <= *cap) return DATUM_OK;
-    size_t want = *cap ? *cap : 64;
-    while (want < need) want = want > SIZE_MAX / 2 ? need : 2 * want;
-    for (int i = 0; i < count; i++) {
-        void **p = arrays[i];
-        void *q = want <= SIZE_MAX / sizes[i] ? realloc(*p, want * sizes[i]) : NULL;
-        if (!q) /* the arrays grown so far stay valid, only larger */
-            return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (%zu x %zu bytes)", want,
-                                  sizes[i]);
-        *p = q;
-    }
-    *cap = want;
-    return DATUM_OK;
-}
 
 double rate_now(void) { return omp_get_wtime(); }
 
@@ -61,9 +27,9 @@ static int grow_kept(datum_ctx *ctx, rate_kept *k, size_t fields, size_t rows)
     void *per_row[] = {&k->score, &k->ns, &k->ew, &k->ns_imps, &k->ew_imps};
     size_t row_size[] = {sizeof *k->score, sizeof *k->ns, sizeof *k->ew, sizeof *k->ns_imps,
                          sizeof *k->ew_imps};
-    if (rate_grow(ctx, &k->fields_cap, fields + 1, 3, per_field, field_size) != DATUM_OK)
+    if (datum_reserve_all(ctx, &k->fields_cap, fields + 1, 3, per_field, field_size) != DATUM_OK)
         return DATUM_E_NOMEM;
-    return rate_grow(ctx, &k->rows_cap, rows, 5, per_row, row_size);
+    return datum_reserve_all(ctx, &k->rows_cap, rows, 5, per_row, row_size);
 }
 
 int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
@@ -110,8 +76,8 @@ int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
 
 void rate_kept_free(rate_kept *k)
 {
-    free(k->offset); free(k->date); free(k->datum);
-    free(k->score); free(k->ns); free(k->ew); free(k->ns_imps); free(k->ew_imps);
+    datum_free(k->offset); datum_free(k->date); datum_free(k->datum);
+    datum_free(k->score); datum_free(k->ns); datum_free(k->ew); datum_free(k->ns_imps); datum_free(k->ew_imps);
     memset(k, 0, sizeof *k);
 }
 
@@ -131,15 +97,15 @@ int datum_rate_problem_create(datum_ctx *ctx, uint32_t n_pairs, const datum_rate
         return datum_ctx_fail(ctx, DATUM_E_ARG, "the half-life must be a positive number of days");
     if (w.half_life > 0 && w.as_of == INT32_MAX)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "time decay needs an as-of date");
-    datum_rate_problem *p = rate_calloc(ctx, 1, sizeof *p);
+    datum_rate_problem *p = datum_calloc(ctx, 1, sizeof *p);
     if (!p) return DATUM_E_NOMEM;
     p->n_pairs = n_pairs;
     p->window = w;
-    p->r = rate_calloc(ctx, n_pairs, sizeof *p->r);
-    p->n = rate_calloc(ctx, n_pairs, sizeof *p->n);
+    p->r = datum_calloc(ctx, n_pairs, sizeof *p->r);
+    p->n = datum_calloc(ctx, n_pairs, sizeof *p->n);
     void *layouts[] = {&p->lay_off, &p->lay_w};
     size_t layout_size[] = {sizeof *p->lay_off, sizeof *p->lay_w};
-    if (!p->r || !p->n || rate_grow(ctx, &p->layouts_cap, 1, 2, layouts, layout_size)) {
+    if (!p->r || !p->n || datum_reserve_all(ctx, &p->layouts_cap, 1, 2, layouts, layout_size)) {
         datum_rate_problem_free(&p);
         return DATUM_E_NOMEM;
     }
@@ -152,9 +118,9 @@ void datum_rate_problem_free(datum_rate_problem **pp)
 {
     if (!pp || !*pp) return;
     datum_rate_problem *p = *pp;
-    free(p->r); free(p->n); free(p->lay_off); free(p->lay_w); free(p->t_ns); free(p->t_ew);
+    datum_free(p->r); datum_free(p->n); datum_free(p->lay_off); datum_free(p->lay_w); datum_free(p->t_ns); datum_free(p->t_ew);
     rate_kept_free(&p->kept);
-    free(p);
+    datum_free(p);
     *pp = NULL;
 }
 
@@ -178,8 +144,8 @@ static int add_layout(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k,
     size_t table_size[] = {sizeof *p->t_ns, sizeof *p->t_ew};
     void *layouts[] = {&p->lay_off, &p->lay_w};
     size_t layout_size[] = {sizeof *p->lay_off, sizeof *p->lay_w};
-    if (rate_grow(ctx, &p->tables_cap, p->n_tables + len, 2, tables, table_size) ||
-        rate_grow(ctx, &p->layouts_cap, p->n_layouts + 2, 2, layouts, layout_size))
+    if (datum_reserve_all(ctx, &p->tables_cap, p->n_tables + len, 2, tables, table_size) ||
+        datum_reserve_all(ctx, &p->layouts_cap, p->n_layouts + 2, 2, layouts, layout_size))
         return DATUM_E_NOMEM;
     memcpy(p->t_ns + p->n_tables, k->ns + a, len * sizeof *k->ns);
     memcpy(p->t_ew + p->n_tables, k->ew + a, len * sizeof *k->ew);

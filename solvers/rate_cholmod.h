@@ -15,8 +15,13 @@ void rate_cm_start(cholmod_common *cm);
 
 /* Translates cm->status after `what` into a context error: DATUM_OK for
  * CHOLMOD_OK and warnings (CHOLMOD_NOT_POSDEF is left to the caller, which
- * must look at L->minor), DATUM_E_NOMEM, DATUM_E_NUMERIC otherwise. */
+ * must look at L->minor); DATUM_E_NOMEM "out of memory (CHOLMOD, what)" when
+ * CHOLMOD ran out of memory (or sizes overflowed its integers);
+ * DATUM_E_NUMERIC otherwise. ctx may be NULL: the code alone. */
 int rate_cm_check(datum_ctx *ctx, const cholmod_common *cm, const char *what);
+/* The code of a CHOLMOD call that failed (returned NULL or FALSE):
+ * DATUM_E_NOMEM or DATUM_E_NUMERIC, as rate_cm_check; records nothing. */
+int rate_cm_failed(const cholmod_common *cm);
 
 /* The upper triangle of A over the pairs j with index[j] >= 0, numbered
  * index[j] (pair_of[k] is the pair numbered k, k < n), as a symmetric

@@ -5,6 +5,7 @@
 #ifndef DATUM_RATE_INTERNAL_H
 #define DATUM_RATE_INTERNAL_H
 
+#include "datum_alloc.h"
 #include "datum_rate.h"
 
 #include <stddef.h>
@@ -14,20 +15,6 @@
  * so that the partition of the work never depends on the thread count. */
 #define RATE_BLOCK_COLS 256
 
-/* ------------------------------------------------------------------------ */
-/* Allocation (records DATUM_E_NOMEM in the context)                        */
-
-void *rate_malloc(datum_ctx *ctx, size_t n, size_t size);
-void *rate_calloc(datum_ctx *ctx, size_t n, size_t size);
-/* Grows the `count` arrays (*arrays[i] of element size sizes[i]) together to
- * one capacity of at least `need` elements (capacity at least doubles). */
-int rate_grow(datum_ctx *ctx, size_t *cap, size_t need, int count, void *const *arrays,
-              const size_t *sizes);
-/* The same for one array *p. */
-static inline int rate_reserve(datum_ctx *ctx, void *p, size_t *cap, size_t need, size_t size)
-{
-    return rate_grow(ctx, cap, need, 1, (void *const[]){p}, (const size_t[]){size});
-}
 double rate_now(void);
 
 /* ------------------------------------------------------------------------ */

@@ -5,11 +5,11 @@
 #include "rate_internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static int check_options(datum_ctx *ctx, const datum_rate_options *o)
 {
+    /* As unsigned, NONE is above NESDIS too: NONE and NATURAL are for the statistics. */
     if ((unsigned)o->solver > DATUM_RATE_ITERATIVE || (unsigned)o->ordering > DATUM_RATE_ORDER_NESDIS)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "unknown solver %d or ordering %d", (int)o->solver,
                               (int)o->ordering);
@@ -27,24 +27,24 @@ static int check_options(datum_ctx *ctx, const datum_rate_options *o)
 void datum_rate_result_free(datum_rate_result **r)
 {
     if (!r || !*r) return;
-    free((*r)->rating);
-    free((*r)->boards);
-    free((*r)->butler_per_board);
-    free((*r)->component);
-    free(*r);
+    datum_free((*r)->rating);
+    datum_free((*r)->boards);
+    datum_free((*r)->butler_per_board);
+    datum_free((*r)->component);
+    datum_free(*r);
     *r = NULL;
 }
 
 static datum_rate_result *result_create(datum_ctx *ctx, const datum_rate_problem *p)
 {
-    datum_rate_result *r = rate_calloc(ctx, 1, sizeof *r);
+    datum_rate_result *r = datum_calloc(ctx, 1, sizeof *r);
     if (!r) return NULL;
     uint32_t n = p->n_pairs;
     r->n_pairs = n;
-    r->rating = rate_malloc(ctx, n, sizeof *r->rating);
-    r->boards = rate_malloc(ctx, n, sizeof *r->boards);
-    r->butler_per_board = rate_malloc(ctx, n, sizeof *r->butler_per_board);
-    r->component = rate_malloc(ctx, n, sizeof *r->component);
+    r->rating = datum_malloc(ctx, n, sizeof *r->rating);
+    r->boards = datum_malloc(ctx, n, sizeof *r->boards);
+    r->butler_per_board = datum_malloc(ctx, n, sizeof *r->butler_per_board);
+    r->component = datum_malloc(ctx, n, sizeof *r->component);
     if (!r->rating || !r->boards || !r->butler_per_board || !r->component) {
         datum_rate_result_free(&r);
         return NULL;
@@ -57,7 +57,7 @@ static datum_rate_result *result_create(datum_ctx *ctx, const datum_rate_problem
         r->component[j] = -1;
         r->stats.pairs += rated;
     }
-    r->stats.ordering = -1;
+    r->stats.ordering = DATUM_RATE_ORDER_NONE;
     return r;
 }
 
@@ -86,10 +86,10 @@ static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_mat
                      double ridge, const double *v, const double *rc, datum_rate_stats *st)
 {
     uint32_t n = p->n_pairs;
-    double *av = rate_malloc(ctx, n, sizeof *av), *x = rate_malloc(ctx, n, sizeof *x);
+    double *av = datum_malloc(ctx, n, sizeof *av), *x = datum_malloc(ctx, n, sizeof *x);
     if (!av || !x) {
-        free(av);
-        free(x);
+        datum_free(av);
+        datum_free(x);
         return DATUM_E_NOMEM;
     }
     for (uint32_t j = 0; j < n; j++) x[j] = p->n[j] > 0 ? v[j] : 0;
@@ -106,8 +106,8 @@ static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_mat
     st->residual = sqrt(res);
     st->least_residual = sqrt(least);
     st->range_residual = rcn > 0 ? sqrt(sys / rcn) : sqrt(sys);
-    free(av);
-    free(x);
+    datum_free(av);
+    datum_free(x);
     return DATUM_OK;
 }
 
@@ -137,8 +137,8 @@ int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opt
     st->matrix_nnz = (double)a.nnz;
     count_structure(&s, st);
 
-    dense_v = rate_calloc(ctx, p->n_pairs, sizeof *dense_v);
-    rc_all = rate_calloc(ctx, p->n_pairs, sizeof *rc_all);
+    dense_v = datum_calloc(ctx, p->n_pairs, sizeof *dense_v);
+    rc_all = datum_calloc(ctx, p->n_pairs, sizeof *rc_all);
     if (!dense_v || !rc_all) {
         rc = DATUM_E_NOMEM;
         goto done;
@@ -167,8 +167,8 @@ done:
     rate_sparse_free(&sp);
     rate_matrix_free(&a);
     rate_structure_free(&s);
-    free(dense_v);
-    free(rc_all);
+    datum_free(dense_v);
+    datum_free(rc_all);
     if (rc < 0) {
         datum_rate_result_free(&res);
         return rc;

@@ -21,7 +21,6 @@
 
 #include <math.h>
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The operator of the system solved, on global vectors whose inactive
@@ -59,8 +58,8 @@ typedef struct {
 
 static int number(datum_ctx *ctx, const uint8_t *which, uint32_t n_pairs, numbering *nb)
 {
-    nb->index = rate_malloc(ctx, n_pairs, sizeof *nb->index);
-    nb->pair_of = rate_malloc(ctx, n_pairs, sizeof *nb->pair_of);
+    nb->index = datum_malloc(ctx, n_pairs, sizeof *nb->index);
+    nb->pair_of = datum_malloc(ctx, n_pairs, sizeof *nb->pair_of);
     if (!nb->index || !nb->pair_of) return DATUM_E_NOMEM;
     nb->n = 0;
     for (uint32_t j = 0; j < n_pairs; j++) {
@@ -142,7 +141,7 @@ static int pin_vector(const rate_sparse *sp, cholmod_factor *L, const uint32_t *
         if (i >= 0 && !is_pin[i]) bx[i] = -val[e];
     }
     cholmod_dense *X = cholmod_l_solve(CHOLMOD_A, L, B, cm);
-    if (!X) return cm->status == CHOLMOD_OUT_OF_MEMORY ? DATUM_E_NOMEM : DATUM_E_NUMERIC;
+    if (!X) return rate_cm_failed(cm);
     memcpy(z, X->x, n * sizeof *z);
     cholmod_l_free_dense(&X, cm);
     for (size_t i = 0; i < n; i++)
@@ -178,12 +177,13 @@ static int direct_null_space(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M,
 {
     uint32_t n = sp->s->n;
     int max_pins = sp->opt->max_numeric, n_pins = 0;
-    SuiteSparse_long *pins = rate_malloc(ctx, (size_t)max_pins + 1, sizeof *pins);
-    uint8_t *is_pin = rate_malloc(ctx, nb->n, 1);
-    double *zl = rate_malloc(ctx, nb->n, sizeof *zl), *z = rate_calloc(ctx, n, sizeof *z);
-    double *work = rate_malloc(ctx, n, sizeof *work);
+    SuiteSparse_long *pins = datum_malloc(ctx, (size_t)max_pins + 1, sizeof *pins);
+    uint8_t *is_pin = datum_malloc(ctx, nb->n, 1);
+    double *zl = datum_malloc(ctx, nb->n, sizeof *zl), *z = datum_calloc(ctx, n, sizeof *z);
+    double *work = datum_malloc(ctx, n, sizeof *work);
     cholmod_dense *B = cholmod_l_allocate_dense(nb->n, 1, nb->n, CHOLMOD_REAL, cm);
-    int rc = pins && is_pin && zl && z && work && B ? DATUM_OK : DATUM_E_NOMEM;
+    int rc = pins && is_pin && zl && z && work ? DATUM_OK : DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !B) rc = rate_cm_check(ctx, cm, "allocating a right-hand side");
     if (rc == DATUM_OK) {
         rate_cm_fill(M, datum_ctx_threads(ctx), sp->a, nb->index, nb->pair_of, NULL, sp->pinned);
         rc = factorise_pinning(ctx, M, L, max_pins, pins, &n_pins, &st->factorizations, cm);
@@ -199,8 +199,20 @@ static int direct_null_space(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M,
         rc = add_null(ctx, sp, z, (int32_t)nb->pair_of[pins[q]], work, st);
     }
     cholmod_l_free_dense(&B, cm);
-    free(pins); free(is_pin); free(zl); free(z); free(work);
+    datum_free(pins); datum_free(is_pin); datum_free(zl); datum_free(z); datum_free(work);
     return rc;
+}
+
+/* The factor's ordering, in datum's names (CHOLMOD's numbers stay here). */
+static datum_rate_ordering ordering_used(const cholmod_factor *L)
+{
+    switch (L->ordering) {
+    case CHOLMOD_AMD: return DATUM_RATE_ORDER_AMD;
+    case CHOLMOD_METIS: return DATUM_RATE_ORDER_METIS;
+    case CHOLMOD_NESDIS: return DATUM_RATE_ORDER_NESDIS;
+    case CHOLMOD_NATURAL: return DATUM_RATE_ORDER_NATURAL;
+    default: return DATUM_RATE_ORDER_DEFAULT; /* GIVEN, COLAMD, POSTORDERED: never asked for */
+    }
 }
 
 static int direct(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M, cholmod_factor *L,
@@ -220,12 +232,12 @@ static int direct(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M, cholmod_fa
     st->factor_flops = cm->fl;
     st->factor_bytes = rate_cm_factor_bytes(L);
     st->supernodal = L->is_super;
-    st->ordering = L->ordering;
+    st->ordering = ordering_used(L);
     if (rc != DATUM_OK) return rc;
     t0 = rate_now();
     for (uint32_t j = 0; j < n; j++) sp->active[j] = sp->sparse[j] && (sp->shift || !sp->pinned[j]);
-    double *b = rate_calloc(ctx, n, sizeof *b), *res = rate_malloc(ctx, n, sizeof *res);
-    double *dx = rate_calloc(ctx, n, sizeof *dx);
+    double *b = datum_calloc(ctx, n, sizeof *b), *res = datum_malloc(ctx, n, sizeof *res);
+    double *dx = datum_calloc(ctx, n, sizeof *dx);
     if (!b || !res || !dx) rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) {
         rate_null_remove(&sp->null, 0, sp->rc); /* with every null direction now */
@@ -238,7 +250,7 @@ static int direct(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M, cholmod_fa
         if ((rc = factor_solve(ctx, L, nb, res, dx, cm)) != DATUM_OK) break;
         for (uint32_t j = 0; j < n; j++) sp->y[j] += sp->active[j] ? dx[j] : 0;
     }
-    free(b); free(res); free(dx);
+    datum_free(b); datum_free(res); datum_free(dx);
     st->time_solve = rate_now() - t0;
     return rc;
 }
@@ -278,21 +290,24 @@ typedef struct {
  * consecutive pairs. Clubs play among themselves, so blocks follow clubs; a
  * small event hanging off the rest tends to stay whole in a block, where its
  * null directions beyond the structure are found. block[k] receives the
- * block of pair number k; returns the number of blocks. */
-static uint32_t partition(datum_ctx *ctx, const rate_sparse *sp, const numbering *nb,
-                          SuiteSparse_long *block, cholmod_common *cm)
+ * block of pair number k, *n_blocks the number of blocks. DATUM_OK or
+ * DATUM_E_NOMEM (recorded): running out of memory is a failure, not a reason
+ * to fall back on runs. */
+static int partition(datum_ctx *ctx, const rate_sparse *sp, const numbering *nb,
+                     SuiteSparse_long *block, uint32_t *n_blocks, cholmod_common *cm)
 {
     const datum_rate_problem *p = sp->p;
     const rate_structure *s = sp->s;
     uint32_t n = nb->n, size = (uint32_t)sp->opt->block_size;
-    SuiteSparse_long *colp = rate_calloc(ctx, (size_t)n + 1, sizeof *colp);
-    int32_t *mark = rate_malloc(ctx, (size_t)n + 1, sizeof *mark);
-    SuiteSparse_long *rows = NULL, cap = 0, nnz = 0, ncomp = 0;
-    int ok = colp && mark;
-    for (uint32_t k = 0; ok && k < n; k++) mark[k] = -1;
-    for (uint32_t k = 0; ok && k < n; k++) { /* column k: neighbours of lower number */
+    SuiteSparse_long *colp = datum_calloc(ctx, (size_t)n + 1, sizeof *colp);
+    int32_t *mark = datum_malloc(ctx, (size_t)n + 1, sizeof *mark);
+    SuiteSparse_long *rows = NULL, nnz = 0, ncomp = 0;
+    size_t cap = 0;
+    int rc = colp && mark ? DATUM_OK : DATUM_E_NOMEM;
+    for (uint32_t k = 0; rc == DATUM_OK && k < n; k++) mark[k] = -1;
+    for (uint32_t k = 0; rc == DATUM_OK && k < n; k++) { /* column k: neighbours of lower number */
         uint32_t j = nb->pair_of[k];
-        for (uint64_t e = s->app_off[j]; ok && e < s->app_off[j + 1]; e++) {
+        for (uint64_t e = s->app_off[j]; rc == DATUM_OK && e < s->app_off[j + 1]; e++) {
             /* The opponent, and the next pair on a ring through the field's
              * pairs (NS_1, EW_1, NS_2, ...): as connected as A, 2 edges a table. */
             uint32_t t = s->app_table[e], l = s->t_layout[t];
@@ -300,26 +315,21 @@ static uint32_t partition(datum_ctx *ctx, const rate_sparse *sp, const numbering
             uint64_t at = 2 * (t - first) + ((uint32_t)p->t_ns[t] == j ? 0 : 1), q = (at + 1) % len;
             int32_t near[2] = {nb->index[at % 2 ? p->t_ns[t] : p->t_ew[t]],
                                nb->index[q % 2 ? p->t_ew[first + q / 2] : p->t_ns[first + q / 2]]};
-            for (int x = 0; x < 2; x++) {
+            for (int x = 0; x < 2 && rc == DATUM_OK; x++) {
                 int32_t o = near[x];
                 if (o < 0 || (uint32_t)o >= k || mark[o] == (int32_t)k) continue;
                 mark[o] = (int32_t)k;
-                if (nnz == cap) {
-                    cap = cap ? 2 * cap : 4096;
-                    SuiteSparse_long *grown = realloc(rows, (size_t)cap * sizeof *rows);
-                    if (!grown) { ok = 0; break; }
-                    rows = grown;
-                }
-                rows[nnz++] = o;
+                rc = datum_reserve(ctx, &rows, &cap, (size_t)nnz + 1, sizeof *rows);
+                if (rc == DATUM_OK) rows[nnz++] = o;
             }
         }
         colp[k + 1] = nnz;
     }
     SuiteSparse_long *perm = NULL, *cparent = NULL;
-    if (ok && n <= size) { /* one block (nested dissection would still split off pieces) */
+    if (rc == DATUM_OK && n <= size) { /* one block (nested dissection would still split off pieces) */
         for (uint32_t k = 0; k < n; k++) block[k] = 0;
         ncomp = 1;
-    } else if (ok) {
+    } else if (rc == DATUM_OK) {
         cholmod_sparse G = {0};
         G.nrow = G.ncol = n;
         G.nzmax = (size_t)(nnz ? nnz : 1);
@@ -330,44 +340,49 @@ static uint32_t partition(datum_ctx *ctx, const rate_sparse *sp, const numbering
         G.xtype = CHOLMOD_PATTERN;
         G.dtype = CHOLMOD_DOUBLE;
         G.packed = 1;
-        perm = rate_malloc(ctx, n, sizeof *perm);
-        cparent = rate_malloc(ctx, n, sizeof *cparent);
-        if (perm && cparent) {
+        perm = datum_malloc(ctx, n, sizeof *perm);
+        cparent = datum_malloc(ctx, n, sizeof *cparent);
+        rc = perm && cparent ? DATUM_OK : DATUM_E_NOMEM;
+        if (rc == DATUM_OK) {
             cm->current = 0;
             cm->method[0].nd_small = size;
             cm->method[0].nd_camd = 0;       /* the parts are wanted, not the ordering */
             cm->method[0].nd_components = 1; /* split each connected part by itself */
             ncomp = cholmod_l_nested_dissection(&G, NULL, 0, perm, cparent, block, cm);
+            if (ncomp <= 0 && cm->status == CHOLMOD_OUT_OF_MEMORY)
+                rc = rate_cm_check(ctx, cm, "partitioning the preconditioner");
         }
     }
-    if (ncomp <= 0) { /* no METIS, or it failed: runs of consecutive pairs */
+    if (rc == DATUM_OK && ncomp <= 0) { /* no METIS, or it failed: runs of consecutive pairs */
         for (uint32_t k = 0; k < n; k++) block[k] = k / size;
         ncomp = n ? (n - 1) / size + 1 : 0;
     }
-    free(colp); free(mark); free(rows); free(perm); free(cparent);
-    return (uint32_t)ncomp;
+    datum_free(colp); datum_free(mark); datum_free(rows); datum_free(perm); datum_free(cparent);
+    *n_blocks = (uint32_t)ncomp;
+    return rc;
 }
 
 /* Factorises block b: the gauged block first, pinning its zero pivots (their
  * null vectors are found here); with keep, the factor is kept as a block of
  * the preconditioner (with a ridge, refactorised as a block of A + lambda W),
  * else freed. local[] maps pairs to block positions (-1 elsewhere, restored
- * on return). Inside a parallel region: no ctx. */
-static void factor_block(const rate_sparse *sp, pblock *b, int keep, int32_t *local,
-                         cholmod_common *cm)
+ * on return). Inside a parallel region: ctx only counts and records
+ * allocations; b->status receives any failure, recorded after the region. */
+static void factor_block(datum_ctx *ctx, const rate_sparse *sp, pblock *b, int keep,
+                         int32_t *local, cholmod_common *cm)
 {
     int max_pins = sp->opt->max_numeric;
     for (uint32_t k = 0; k < b->n; k++) local[b->pairs[k]] = (int32_t)k;
-    cholmod_sparse *M = rate_cm_upper(NULL, 1, sp->a, local, b->pairs, b->n, NULL, sp->pinned, cm);
-    SuiteSparse_long *pins = malloc(((size_t)max_pins + 1) * sizeof *pins);
-    uint8_t *is_pin = malloc(b->n + 1);
-    cholmod_dense *B = cholmod_l_zeros(b->n, 1, CHOLMOD_REAL, cm);
+    cholmod_sparse *M = rate_cm_upper(ctx, 1, sp->a, local, b->pairs, b->n, NULL, sp->pinned, cm);
+    SuiteSparse_long *pins = datum_malloc(ctx, (size_t)max_pins + 1, sizeof *pins);
+    uint8_t *is_pin = datum_malloc(ctx, b->n + 1, 1);
+    cholmod_dense *B = M ? cholmod_l_zeros(b->n, 1, CHOLMOD_REAL, cm) : NULL;
     b->status = M && pins && is_pin && B ? DATUM_OK : DATUM_E_NOMEM;
     if (b->status == DATUM_OK) {
         cm->nmethods = 1;
         cm->method[0].ordering = CHOLMOD_AMD;
         b->L = cholmod_l_analyze(M, cm);
-        if (!b->L) b->status = cm->status == CHOLMOD_OUT_OF_MEMORY ? DATUM_E_NOMEM : DATUM_E_NUMERIC;
+        if (!b->L) b->status = rate_cm_failed(cm);
     }
     if (b->status == DATUM_OK)
         b->status = factorise_pinning(NULL, M, b->L, max_pins, pins, &b->n_pins,
@@ -375,8 +390,8 @@ static void factor_block(const rate_sparse *sp, pblock *b, int keep, int32_t *lo
     b->lnz = cm->lnz;
     b->fl = cm->fl;
     if (b->status == DATUM_OK && b->n_pins > 0) {
-        b->nulls = malloc((size_t)b->n_pins * b->n * sizeof *b->nulls);
-        b->pins = malloc((size_t)b->n_pins * sizeof *b->pins);
+        b->nulls = datum_malloc(ctx, (size_t)b->n_pins * b->n, sizeof *b->nulls);
+        b->pins = datum_malloc(ctx, (size_t)b->n_pins, sizeof *b->pins);
         if (!b->nulls || !b->pins) b->status = DATUM_E_NOMEM;
         for (uint32_t k = 0; k < b->n; k++) is_pin[k] = sp->pinned[b->pairs[k]];
         for (int q = 0; b->status == DATUM_OK && q < b->n_pins; q++) is_pin[pins[q]] = 1;
@@ -395,15 +410,15 @@ static void factor_block(const rate_sparse *sp, pblock *b, int keep, int32_t *lo
     if (!keep) cholmod_l_free_factor(&b->L, cm);
     cholmod_l_free_dense(&B, cm);
     cholmod_l_free_sparse(&M, cm);
-    free(pins);
-    free(is_pin);
+    datum_free(pins);
+    datum_free(is_pin);
     for (uint32_t k = 0; k < b->n; k++) local[b->pairs[k]] = -1;
 }
 
 static int jacobi_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
 {
     uint32_t n = sp->s->n;
-    pc->inv_diag = rate_calloc(ctx, n, sizeof *pc->inv_diag);
+    pc->inv_diag = datum_calloc(ctx, n, sizeof *pc->inv_diag);
     if (!pc->inv_diag) return DATUM_E_NOMEM;
     for (uint32_t j = 0; j < n; j++) { /* diag(A) = W */
         if (sp->sparse[j]) pc->inv_diag[j] = 1 / (sp->p->n[j] + (sp->shift ? sp->shift[j] : 0));
@@ -416,12 +431,12 @@ static int jacobi_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
 static pblock *blocks_of(datum_ctx *ctx, const uint32_t *pair_of, uint32_t n,
                          const SuiteSparse_long *block, uint32_t n_blocks, uint32_t **pairs)
 {
-    pblock *blocks = rate_calloc(ctx, n_blocks, sizeof *blocks);
-    uint64_t *start = rate_calloc(ctx, (size_t)n_blocks + 1, sizeof *start);
-    *pairs = rate_malloc(ctx, (size_t)n + 1, sizeof **pairs);
+    pblock *blocks = datum_calloc(ctx, n_blocks, sizeof *blocks);
+    uint64_t *start = datum_calloc(ctx, (size_t)n_blocks + 1, sizeof *start);
+    *pairs = datum_malloc(ctx, (size_t)n + 1, sizeof **pairs);
     if (!blocks || !start || !*pairs) {
-        free(blocks);
-        free(start);
+        datum_free(blocks);
+        datum_free(start);
         return NULL;
     }
     for (uint32_t k = 0; k < n; k++)
@@ -435,7 +450,7 @@ static pblock *blocks_of(datum_ctx *ctx, const uint32_t *pair_of, uint32_t n,
         pblock *b = &blocks[block[k]];
         b->pairs[b->n++] = pair_of[k];
     }
-    free(start);
+    datum_free(start);
     return blocks;
 }
 
@@ -448,10 +463,10 @@ static void blocks_free(pblock *blocks, uint32_t n_blocks, cholmod_common *cm)
         cholmod_l_free_dense(&k->X, cm);
         cholmod_l_free_dense(&k->Y, cm);
         cholmod_l_free_dense(&k->E, cm);
-        free(k->pins);
-        free(k->nulls);
+        datum_free(k->pins);
+        datum_free(k->nulls);
     }
-    free(blocks);
+    datum_free(blocks);
 }
 
 /* Factorises the blocks in parallel, then takes their numerical null
@@ -463,15 +478,18 @@ static int factor_blocks(datum_ctx *ctx, rate_sparse *sp, pblock *blocks, uint32
 #pragma omp parallel for num_threads(pc->threads) schedule(dynamic, 1)
     for (uint32_t b = 0; b < n_blocks; b++) {
         int t = omp_get_thread_num();
-        factor_block(sp, &blocks[b], keep, local[t], &pc->cms[t]);
+        factor_block(ctx, sp, &blocks[b], keep, local[t], &pc->cms[t]);
     }
-    double *z = rate_calloc(ctx, n, sizeof *z), *work = rate_malloc(ctx, n, sizeof *work);
+    double *z = datum_calloc(ctx, n, sizeof *z), *work = datum_malloc(ctx, n, sizeof *work);
     int rc = z && work ? DATUM_OK : DATUM_E_NOMEM;
     for (uint32_t b = 0; rc == DATUM_OK && b < n_blocks; b++) {
         pblock *k = &blocks[b];
         if (k->status != DATUM_OK) {
+            /* Not recorded yet when CHOLMOD ran out (the allocator records its own). */
             rc = k->status == DATUM_E_NOMEM
-                     ? datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (preconditioner)")
+                     ? datum_ctx_fail(ctx, DATUM_E_NOMEM,
+                                      "out of memory (CHOLMOD, factorising a block of %u pairs)",
+                                      k->n)
                      : datum_ctx_fail(ctx, DATUM_E_NUMERIC,
                                       "a block of %u pairs could not be factorised", k->n);
             break;
@@ -489,8 +507,8 @@ static int factor_blocks(datum_ctx *ctx, rate_sparse *sp, pblock *blocks, uint32
             rc = add_null(ctx, sp, z, k->pins[q], work, st);
         }
     }
-    free(z);
-    free(work);
+    datum_free(z);
+    datum_free(work);
     return rc;
 }
 
@@ -506,10 +524,10 @@ static int search_peeled(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, c
 {
     const datum_rate_problem *p = sp->p;
     uint32_t n = sp->s->n, *parent = NULL, *pairs = NULL, n_pieces = 0;
-    uint8_t *peeled = rate_malloc(ctx, n, 1);
-    SuiteSparse_long *piece = rate_malloc(ctx, (size_t)nb->n + 1, sizeof *piece);
+    uint8_t *peeled = datum_malloc(ctx, n, 1);
+    SuiteSparse_long *piece = datum_malloc(ctx, (size_t)nb->n + 1, sizeof *piece);
     int rc = peeled && piece ? rate_peel(ctx, p, sp->s, sp->sparse, peeled) : DATUM_E_NOMEM;
-    if (rc == DATUM_OK && !(parent = rate_malloc(ctx, n, sizeof *parent))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(parent = datum_malloc(ctx, n, sizeof *parent))) rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) { /* pieces: peeled pairs sharing a field (union-find) */
         for (uint32_t j = 0; j < n; j++) parent[j] = j;
         for (size_t l = 0; l < p->n_layouts; l++) {
@@ -540,7 +558,7 @@ static int search_peeled(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, c
     }
     st->peeled_pieces = n_pieces;
     blocks_free(pieces, n_pieces, &pc->cms[0]);
-    free(pairs); free(peeled); free(piece); free(parent);
+    datum_free(pairs); datum_free(peeled); datum_free(piece); datum_free(parent);
     return rc;
 }
 
@@ -548,12 +566,12 @@ static void precond_free(precond *pc)
 {
     if (pc->cms) blocks_free(pc->blocks, pc->n_blocks, &pc->cms[0]);
     for (int t = 0; pc->cms && t < pc->threads; t++) cholmod_l_finish(&pc->cms[t]);
-    free(pc->cms);
-    free(pc->pairs);
-    free(pc->coarse_of);
-    free(pc->coarse);
-    free(pc->coarse_rhs);
-    free(pc->inv_diag);
+    datum_free(pc->cms);
+    datum_free(pc->pairs);
+    datum_free(pc->coarse_of);
+    datum_free(pc->coarse);
+    datum_free(pc->coarse_rhs);
+    datum_free(pc->inv_diag);
     memset(pc, 0, sizeof *pc);
 }
 
@@ -565,13 +583,13 @@ static int precond_build(datum_ctx *ctx, rate_sparse *sp, const numbering *nb,
     uint32_t n = sp->s->n;
     memset(pc, 0, sizeof *pc);
     pc->threads = datum_ctx_threads(ctx);
-    pc->cms = rate_calloc(ctx, (size_t)pc->threads, sizeof *pc->cms);
-    SuiteSparse_long *block = rate_malloc(ctx, (size_t)nb->n + 1, sizeof *block);
-    int32_t **local = rate_calloc(ctx, (size_t)pc->threads, sizeof *local);
+    pc->cms = datum_calloc(ctx, (size_t)pc->threads, sizeof *pc->cms);
+    SuiteSparse_long *block = datum_malloc(ctx, (size_t)nb->n + 1, sizeof *block);
+    int32_t **local = datum_calloc(ctx, (size_t)pc->threads, sizeof *local);
     int rc = pc->cms && block && local ? DATUM_OK : DATUM_E_NOMEM;
     for (int t = 0; pc->cms && t < pc->threads; t++) rate_cm_start(&pc->cms[t]);
     for (int t = 0; rc == DATUM_OK && t < pc->threads; t++) {
-        if (!(local[t] = rate_malloc(ctx, n, sizeof **local))) rc = DATUM_E_NOMEM;
+        if (!(local[t] = datum_malloc(ctx, n, sizeof **local))) rc = DATUM_E_NOMEM;
         else memset(local[t], 0xff, n * sizeof **local); /* -1 */
     }
     if (rc == DATUM_OK) rc = search_peeled(ctx, sp, nb, pc, local, st);
@@ -579,17 +597,21 @@ static int precond_build(datum_ctx *ctx, rate_sparse *sp, const numbering *nb,
         st->blocks = nb->n;
         rc = jacobi_build(ctx, sp, pc);
     } else if (rc == DATUM_OK) {
-        pc->n_blocks = partition(ctx, sp, nb, block, &pc->cms[0]);
-        for (uint32_t k = 0; k < nb->n; k++) /* pins stay out of the blocks */
+        uint32_t n_blocks = 0;
+        rc = partition(ctx, sp, nb, block, &n_blocks, &pc->cms[0]);
+        for (uint32_t k = 0; rc == DATUM_OK && k < nb->n; k++) /* pins stay out of the blocks */
             if (sp->pinned[nb->pair_of[k]] && !sp->shift) block[k] = -1;
-        pc->blocks = blocks_of(ctx, nb->pair_of, nb->n, block, pc->n_blocks, &pc->pairs);
-        rc = pc->blocks ? factor_blocks(ctx, sp, pc->blocks, pc->n_blocks, 1, pc, local, st)
-                        : DATUM_E_NOMEM;
-        st->blocks = pc->n_blocks;
+        if (rc == DATUM_OK) {
+            pc->n_blocks = n_blocks;
+            pc->blocks = blocks_of(ctx, nb->pair_of, nb->n, block, pc->n_blocks, &pc->pairs);
+            rc = pc->blocks ? factor_blocks(ctx, sp, pc->blocks, pc->n_blocks, 1, pc, local, st)
+                            : DATUM_E_NOMEM;
+        }
+        st->blocks = n_blocks;
     }
-    free(block);
-    for (int t = 0; local && t < pc->threads; t++) free(local[t]);
-    free(local);
+    datum_free(block);
+    for (int t = 0; local && t < pc->threads; t++) datum_free(local[t]);
+    datum_free(local);
     return rc;
 }
 
@@ -603,7 +625,7 @@ static int coarse_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
 {
     uint32_t n = sp->s->n;
     if (pc->n_blocks < 2 || pc->n_blocks > 20000) return DATUM_OK;
-    pc->coarse_of = rate_malloc(ctx, n, sizeof *pc->coarse_of);
+    pc->coarse_of = datum_malloc(ctx, n, sizeof *pc->coarse_of);
     if (!pc->coarse_of) return DATUM_E_NOMEM;
     memset(pc->coarse_of, 0xff, n * sizeof *pc->coarse_of); /* -1 */
     int nc = 0;
@@ -617,8 +639,8 @@ static int coarse_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
         }
         nc += used;
     }
-    pc->coarse = rate_calloc(ctx, (size_t)nc * nc, sizeof *pc->coarse);
-    pc->coarse_rhs = rate_malloc(ctx, (size_t)nc, sizeof *pc->coarse_rhs);
+    pc->coarse = datum_calloc(ctx, (size_t)nc * nc, sizeof *pc->coarse);
+    pc->coarse_rhs = datum_malloc(ctx, (size_t)nc, sizeof *pc->coarse_rhs);
     if (!pc->coarse || !pc->coarse_rhs) return DATUM_E_NOMEM;
     for (uint32_t j = 0; j < n; j++) { /* in column order: deterministic */
         int32_t c = pc->coarse_of[j];
@@ -636,9 +658,10 @@ static int coarse_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
     return DATUM_OK;
 }
 
-/* z = M^-1 r (inactive entries 0). */
-static int precond_apply(const precond *pc, const uint8_t *active, uint32_t n, const double *r,
-                         double *z)
+/* z = M^-1 r (inactive entries 0). DATUM_OK, or the failure of CHOLMOD in
+ * the first block (in block order) that failed, recorded in ctx. */
+static int precond_apply(datum_ctx *ctx, const precond *pc, const uint8_t *active, uint32_t n,
+                         const double *r, double *z)
 {
     if (pc->inv_diag) {
         for (uint32_t j = 0; j < n; j++) z[j] = active[j] ? pc->inv_diag[j] * r[j] : 0;
@@ -649,18 +672,26 @@ static int precond_apply(const precond *pc, const uint8_t *active, uint32_t n, c
     for (uint32_t b = 0; b < pc->n_blocks; b++) {
         pblock *k = &pc->blocks[b];
         cholmod_common *cm = &pc->cms[omp_get_thread_num()];
-        if (!k->B && !(k->B = cholmod_l_zeros(k->n, 1, CHOLMOD_REAL, cm))) {
-            failed = 1;
-            continue;
-        }
-        double *bx = k->B->x;
-        for (uint32_t e = 0; e < k->n; e++) bx[e] = active[k->pairs[e]] ? r[k->pairs[e]] : 0;
-        if (!cholmod_l_solve2(CHOLMOD_A, k->L, k->B, NULL, &k->X, NULL, &k->Y, &k->E, cm)) {
+        int ok = k->B || (k->B = cholmod_l_zeros(k->n, 1, CHOLMOD_REAL, cm));
+        double *bx = ok ? k->B->x : NULL;
+        for (uint32_t e = 0; ok && e < k->n; e++) bx[e] = active[k->pairs[e]] ? r[k->pairs[e]] : 0;
+        if (!ok || !cholmod_l_solve2(CHOLMOD_A, k->L, k->B, NULL, &k->X, NULL, &k->Y, &k->E, cm)) {
+            k->status = rate_cm_failed(cm);
             failed = 1;
             continue;
         }
         const double *xx = k->X->x;
         for (uint32_t e = 0; e < k->n; e++) z[k->pairs[e]] = xx[e];
+    }
+    for (uint32_t b = 0; failed && b < pc->n_blocks; b++) {
+        const pblock *k = &pc->blocks[b];
+        if (k->status == DATUM_E_NOMEM)
+            return datum_ctx_fail(ctx, DATUM_E_NOMEM,
+                                  "out of memory (CHOLMOD, applying the preconditioner)");
+        if (k->status != DATUM_OK)
+            return datum_ctx_fail(ctx, DATUM_E_NUMERIC,
+                                  "CHOLMOD failed applying the preconditioner (a block of %u "
+                                  "pairs)", k->n);
     }
     for (uint32_t j = 0; j < n; j++)
         if (!active[j]) z[j] = 0;
@@ -673,7 +704,7 @@ static int precond_apply(const precond *pc, const uint8_t *active, uint32_t n, c
         for (uint32_t j = 0; j < n; j++)
             if (pc->coarse_of[j] >= 0) z[j] += y[pc->coarse_of[j]];
     }
-    return failed ? DATUM_E_NOMEM : DATUM_OK;
+    return DATUM_OK;
 }
 
 /* Preconditioned conjugate gradients on op x = b from x: stop on the
@@ -687,7 +718,7 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const doub
     double bnorm = rate_norm(n, b), rel = residual(ctx, op, b, x, r);
     int it = 0;
     while (*rc == DATUM_OK && bnorm > 0 && rel > tol && it < max_iterations) {
-        if ((*rc = precond_apply(pc, op->active, n, r, z)) != DATUM_OK) break;
+        if ((*rc = precond_apply(ctx, pc, op->active, n, r, z)) != DATUM_OK) break;
         memcpy(p, z, n * sizeof *p);
         double rz = rate_dot(n, r, z);
         while (it < max_iterations) {
@@ -702,7 +733,7 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const doub
             it++;
             /* a little below: the recurrence drifts from the true residual */
             if (rate_norm(n, r) <= 0.25 * tol * bnorm) break;
-            if ((*rc = precond_apply(pc, op->active, n, r, z)) != DATUM_OK) break;
+            if ((*rc = precond_apply(ctx, pc, op->active, n, r, z)) != DATUM_OK) break;
             double rz1 = rate_dot(n, r, z), beta = rz1 / rz;
             rz = rz1;
             for (uint32_t j = 0; j < n; j++) p[j] = z[j] + beta * p[j];
@@ -728,8 +759,8 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
     st->coarse = (uint32_t)pc.n_coarse;
     double *b = NULL, *work = NULL, *x = sp->y;
     if (rc == DATUM_OK) {
-        b = rate_calloc(ctx, n, sizeof *b);
-        work = rate_calloc(ctx, 4 * (size_t)n, sizeof *work);
+        b = datum_calloc(ctx, n, sizeof *b);
+        work = datum_calloc(ctx, 4 * (size_t)n, sizeof *work);
         if (!b || !work) rc = DATUM_E_NOMEM;
     }
     if (rc == DATUM_OK) {
@@ -745,8 +776,8 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
         st->iterations = pcg(ctx, op, &pc, b, x, sp->opt->tolerance, sp->opt->max_iterations,
                              work, &rc);
     }
-    free(b);
-    free(work);
+    datum_free(b);
+    datum_free(work);
     precond_free(&pc);
     st->time_solve = rate_now() - t0;
     return rc;
@@ -766,14 +797,14 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     cholmod_sparse *M = NULL;
     cholmod_factor *L = NULL;
     rate_cm_start(&cm);
-    sp->sparse = rate_calloc(ctx, n, 1);
-    sp->pinned = rate_calloc(ctx, n, 1);
-    sp->active = rate_calloc(ctx, n, 1);
-    sp->rc = rate_calloc(ctx, n, sizeof *sp->rc);
-    sp->y = rate_calloc(ctx, n, sizeof *sp->y);
+    sp->sparse = datum_calloc(ctx, n, 1);
+    sp->pinned = datum_calloc(ctx, n, 1);
+    sp->active = datum_calloc(ctx, n, 1);
+    sp->rc = datum_calloc(ctx, n, sizeof *sp->rc);
+    sp->y = datum_calloc(ctx, n, sizeof *sp->y);
     if (!sp->sparse || !sp->pinned || !sp->active || !sp->rc || !sp->y ||
         rate_null_init(ctx, &sp->null, s, sp->p->n) != DATUM_OK ||
-        (opt->ridge > 0 && !(shift = rate_calloc(ctx, n, sizeof *shift)))) {
+        (opt->ridge > 0 && !(shift = datum_calloc(ctx, n, sizeof *shift)))) {
         rc = DATUM_E_NOMEM;
         goto done;
     }
@@ -788,6 +819,9 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     for (uint32_t g = 0; g < s->n_group; g++)
         if (s->gpin[g] >= 0) sp->pinned[s->gpin[g]] = 1;
     if ((rc = number(ctx, sp->sparse, n, &nb)) != DATUM_OK) goto done;
+    /* CHOLMOD's own parallel regions (supernodal factorisation) take up to
+     * CHOLMOD_OMP_NUM_THREADS threads, whatever the context's count. */
+    if (nb.n > 0 && (rc = datum_start_threads(ctx, CHOLMOD_OMP_NUM_THREADS)) != DATUM_OK) goto done;
     operator op = {sp->a, sp->active, shift};
     datum_rate_solver path = opt->solver;
     st->path = path == DATUM_RATE_ITERATIVE ? path : DATUM_RATE_DIRECT;
@@ -836,19 +870,19 @@ done:
     cholmod_l_free_factor(&L, &cm);
     cholmod_l_free_sparse(&M, &cm);
     cholmod_l_finish(&cm);
-    free(nb.index);
-    free(nb.pair_of);
-    free(shift);
+    datum_free(nb.index);
+    datum_free(nb.pair_of);
+    datum_free(shift);
     sp->shift = NULL;
     return rc;
 }
 
 void rate_sparse_free(rate_sparse *sp)
 {
-    free(sp->sparse);
-    free(sp->pinned);
-    free(sp->active);
-    free(sp->rc);
-    free(sp->y);
+    datum_free(sp->sparse);
+    datum_free(sp->pinned);
+    datum_free(sp->active);
+    datum_free(sp->rc);
+    datum_free(sp->y);
     rate_null_free(&sp->null);
 }

@@ -8,7 +8,6 @@
  */
 #include "rate_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Union-find with path halving; the smaller index becomes the root, so the
@@ -32,7 +31,7 @@ static void unite(uint32_t *parent, uint32_t a, uint32_t b)
 
 static uint32_t *identity(datum_ctx *ctx, uint32_t n)
 {
-    uint32_t *parent = rate_malloc(ctx, n, sizeof *parent);
+    uint32_t *parent = datum_malloc(ctx, n, sizeof *parent);
     if (parent)
         for (uint32_t i = 0; i < n; i++) parent[i] = i;
     return parent;
@@ -57,23 +56,23 @@ static uint32_t number_roots(uint32_t *parent, uint32_t n, const uint8_t *keep, 
 static int build_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
 {
     size_t nt = p->n_tables;
-    s->app_off = rate_calloc(ctx, (size_t)s->n + 1, sizeof *s->app_off);
-    s->app_table = rate_malloc(ctx, 2 * nt, sizeof *s->app_table);
-    s->t_layout = rate_malloc(ctx, nt, sizeof *s->t_layout);
+    s->app_off = datum_calloc(ctx, (size_t)s->n + 1, sizeof *s->app_off);
+    s->app_table = datum_malloc(ctx, 2 * nt, sizeof *s->app_table);
+    s->t_layout = datum_malloc(ctx, nt, sizeof *s->t_layout);
     if (!s->app_off || !s->app_table || !s->t_layout) return DATUM_E_NOMEM;
     for (size_t t = 0; t < nt; t++) {
         s->app_off[p->t_ns[t] + 1]++;
         s->app_off[p->t_ew[t] + 1]++;
     }
     for (uint32_t j = 0; j < s->n; j++) s->app_off[j + 1] += s->app_off[j];
-    uint64_t *next = rate_malloc(ctx, s->n ? s->n : 1, sizeof *next);
+    uint64_t *next = datum_malloc(ctx, s->n ? s->n : 1, sizeof *next);
     if (!next) return DATUM_E_NOMEM;
     memcpy(next, s->app_off, s->n * sizeof *next);
     for (size_t t = 0; t < nt; t++) { /* in table order: each list is sorted */
         s->app_table[next[p->t_ns[t]]++] = (uint32_t)t;
         s->app_table[next[p->t_ew[t]]++] = (uint32_t)t;
     }
-    free(next);
+    datum_free(next);
     for (size_t l = 0; l < p->n_layouts; l++)
         for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) s->t_layout[t] = (uint32_t)l;
     return DATUM_OK;
@@ -85,9 +84,9 @@ static int build_components(datum_ctx *ctx, const datum_rate_problem *p, rate_st
 {
     uint32_t *fa = identity(ctx, s->n), *fo = identity(ctx, s->n);
     int rc = DATUM_E_NOMEM;
-    s->acomp = rate_malloc(ctx, s->n, sizeof *s->acomp);
-    s->ocomp = rate_malloc(ctx, s->n, sizeof *s->ocomp);
-    s->sign = rate_calloc(ctx, s->n, sizeof *s->sign);
+    s->acomp = datum_malloc(ctx, s->n, sizeof *s->acomp);
+    s->ocomp = datum_malloc(ctx, s->n, sizeof *s->ocomp);
+    s->sign = datum_calloc(ctx, s->n, sizeof *s->sign);
     if (!fa || !fo || !s->acomp || !s->ocomp || !s->sign) goto done;
     uint8_t *seen = (uint8_t *)s->sign; /* bit 1: NS, bit 2: EW; turned into the sign below */
     for (size_t l = 0; l < p->n_layouts; l++) {
@@ -107,8 +106,8 @@ static int build_components(datum_ctx *ctx, const datum_rate_problem *p, rate_st
     s->n_ocomp = number_roots(fo, s->n, rated, s->ocomp);
     rc = DATUM_OK;
 done:
-    free(fa);
-    free(fo);
+    datum_free(fa);
+    datum_free(fo);
     return rc;
 }
 
@@ -120,9 +119,9 @@ static int build_groups(datum_ctx *ctx, const datum_rate_problem *p, rate_struct
 {
     uint32_t no = s->n_ocomp;
     uint32_t *fg = identity(ctx, no ? no : 1);
-    uint8_t *tainted = rate_calloc(ctx, no, 1);
-    s->ofixed = rate_malloc(ctx, no, 1);
-    s->ogroup = rate_malloc(ctx, no, sizeof *s->ogroup);
+    uint8_t *tainted = datum_calloc(ctx, no, 1);
+    s->ofixed = datum_malloc(ctx, no, 1);
+    s->ogroup = datum_malloc(ctx, no, sizeof *s->ogroup);
     int rc = DATUM_E_NOMEM;
     if (!fg || !tainted || !s->ofixed || !s->ogroup) goto done;
     memset(s->ofixed, 1, no);
@@ -152,8 +151,8 @@ static int build_groups(datum_ctx *ctx, const datum_rate_problem *p, rate_struct
     }
     rc = DATUM_OK;
 done:
-    free(fg);
-    free(tainted);
+    datum_free(fg);
+    datum_free(tainted);
     return rc;
 }
 
@@ -162,10 +161,10 @@ done:
  * direction in the group's first component, with the most boards. */
 static int build_pins(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
 {
-    s->opin = rate_malloc(ctx, s->n_ocomp, sizeof *s->opin);
-    s->gpin = rate_malloc(ctx, s->n_group, sizeof *s->gpin);
-    s->gfirst = rate_malloc(ctx, s->n_group, sizeof *s->gfirst);
-    s->oacomp = rate_malloc(ctx, s->n_ocomp, sizeof *s->oacomp);
+    s->opin = datum_malloc(ctx, s->n_ocomp, sizeof *s->opin);
+    s->gpin = datum_malloc(ctx, s->n_group, sizeof *s->gpin);
+    s->gfirst = datum_malloc(ctx, s->n_group, sizeof *s->gfirst);
+    s->oacomp = datum_malloc(ctx, s->n_ocomp, sizeof *s->oacomp);
     if (!s->opin || !s->gpin || !s->gfirst || !s->oacomp) return DATUM_E_NOMEM;
     for (uint32_t c = 0; c < s->n_ocomp; c++) s->opin[c] = -1;
     for (uint32_t g = 0; g < s->n_group; g++) s->gpin[g] = s->gfirst[g] = -1;
@@ -192,7 +191,7 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
 {
     memset(s, 0, sizeof *s);
     s->n = p->n_pairs;
-    uint8_t *rated = rate_malloc(ctx, s->n, 1);
+    uint8_t *rated = datum_malloc(ctx, s->n, 1);
     int rc = rated ? DATUM_OK : DATUM_E_NOMEM;
     if (rc == DATUM_OK) {
         for (uint32_t j = 0; j < s->n; j++) rated[j] = p->n[j] > 0;
@@ -201,8 +200,8 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
     if (rc == DATUM_OK) rc = build_components(ctx, p, s, rated);
     if (rc == DATUM_OK) rc = build_groups(ctx, p, s, rated);
     if (rc == DATUM_OK) {
-        s->acomp_size = rate_calloc(ctx, s->n_acomp, sizeof *s->acomp_size);
-        s->acomp_dense = rate_calloc(ctx, s->n_acomp, 1);
+        s->acomp_size = datum_calloc(ctx, s->n_acomp, sizeof *s->acomp_size);
+        s->acomp_dense = datum_calloc(ctx, s->n_acomp, 1);
         if (!s->acomp_size || !s->acomp_dense) rc = DATUM_E_NOMEM;
     }
     if (rc == DATUM_OK) {
@@ -212,16 +211,16 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
             s->acomp_dense[c] = s->acomp_size[c] <= (uint32_t)(dense_max > 0 ? dense_max : 0);
         rc = build_pins(ctx, p, s);
     }
-    free(rated);
+    datum_free(rated);
     if (rc != DATUM_OK) rate_structure_free(s);
     return rc;
 }
 
 void rate_structure_free(rate_structure *s)
 {
-    free(s->app_off); free(s->app_table); free(s->t_layout);
-    free(s->acomp); free(s->acomp_size); free(s->acomp_dense);
-    free(s->ocomp); free(s->sign); free(s->ofixed); free(s->oacomp); free(s->ogroup);
-    free(s->opin); free(s->gpin); free(s->gfirst);
+    datum_free(s->app_off); datum_free(s->app_table); datum_free(s->t_layout);
+    datum_free(s->acomp); datum_free(s->acomp_size); datum_free(s->acomp_dense);
+    datum_free(s->ocomp); datum_free(s->sign); datum_free(s->ofixed); datum_free(s->oacomp); datum_free(s->ogroup);
+    datum_free(s->opin); datum_free(s->gpin); datum_free(s->gfirst);
     memset(s, 0, sizeof *s);
 }

@@ -3,6 +3,7 @@
  * the small preset (Howell pairs change direction, Mitchell pairs do not,
  * teams matches of four tables, every score legal, the truth stored and
  * recovered by Butler scoring). */
+#include "alloc_loop.h"
 #include "io_test_util.h"
 #include "generate.h"
 
@@ -325,12 +326,31 @@ static void test_small_structure(void **state)
     free(ew_imps);
 }
 
+/* A federation of one club for one year, with each allocation of the
+ * generator refused in turn (alloc_loop.h): out of memory every time, and
+ * no archive (nor any temporary file) left in the folder. */
+static int generate_tiny(datum_ctx *ctx, void *user)
+{
+    datum_generate_options o = {7, 1, 1, 1, 2, 2024}; /* seed, clubs, years, sessions, boards */
+    datum_generate_summary *sum = user;
+    return datum_generate(ctx, &o, "tiny.h5", NULL, sum);
+}
+
+static void test_out_of_memory(void **state)
+{
+    datum_generate_summary sum = {0};
+    alloc_loop_run(generate_tiny, &sum, 2, ".");
+    assert_true(sum.results > 0);
+    assert_true(tu_exists("tiny.h5"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bridge_score),
         tu_temp_dir_test(test_determinism),
         tu_temp_dir_test(test_small_structure),
+        tu_temp_dir_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

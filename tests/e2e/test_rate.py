@@ -15,6 +15,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import random
 import subprocess
 import sys
@@ -200,6 +201,20 @@ def test_evaluate(run):
     assert "correlation with the true strengths" in p.stdout, p.stdout
 
 
+def test_ordering_named(run):
+    """The report names the ordering of the direct factor as --ordering does."""
+    h5 = run.path("ten.h5")
+    run("generate", "-o", h5, "--clubs", 10, "--years", 1)  # one component of 500 pairs or so
+    report = run.path("ten.json")
+    # default: AMD, CHOLMOD's first choice, kept when it fills in little (a club league does not)
+    for asked, want in (("default", "amd"), ("amd", "amd"), ("metis", "metis"), ("nesdis", "nesdis")):
+        run("rate", h5, "--report", report, "--solver", "direct", "--ordering", asked)
+        solver = json.load(open(report))["solver"]
+        assert solver["ordering"] == want and solver["factorizations"] > 0, (asked, solver)
+    run("rate", h5, "--report", report, "--solver", "iterative")
+    assert json.load(open(report))["solver"]["ordering"] == "none"
+
+
 def test_refusals(run):
     h5 = run.archive("refuse", [["Match", "2024-03-02", "", 1, 1, "N1", "E1", 420],
                                 ["Match", "2024-03-02", "", 1, 2, "N2", "E2", -50]])
@@ -214,6 +229,15 @@ def test_refusals(run):
     p = run("rate", h5, expect=2)
     assert "nothing to write" in p.stderr, p.stderr
     assert not os.path.exists(run.path("x.csv"))
+    # The usage line: every output option in brackets (none required), and each one alone runs.
+    usage = run("rate", "--help").stdout.split("\n\n")[0]
+    outputs = re.findall(r"\[(--out|-o|--report) (\S+)\]", usage)
+    assert [o for o, _ in outputs] == ["--out", "-o", "--report"], usage
+    assert "[--evaluate]" in usage, usage
+    for option, value in outputs:
+        path = run.path("alone-" + value.lower())
+        run("rate", h5, option, path)
+        assert os.path.exists(path), (option, path)
 
 
 def main():
@@ -222,7 +246,8 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         run = Run(os.path.abspath(args.datum), tmp)
-        for test in (test_two_tables_by_hand, test_against_reference, test_evaluate, test_refusals):
+        for test in (test_two_tables_by_hand, test_against_reference, test_evaluate,
+                     test_ordering_named, test_refusals):
             test(run)
             print(f"ok {test.__name__}")
     return 0

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Out of memory end to end: `datum generate`, `score -o`, `cross -o` and `rate` run under address
+space limits (ulimit -v, RLIMIT_AS) from far too small to enough. Every run must end with exit 0
+and its outputs written, or with exit 1, a message saying "out of memory" and no output left
+behind: never a signal, never exit 2 (a damaged archive, a bad input), never a partial file.
+HDF5, libgomp and CHOLMOD run out too under such limits, not only datum's own allocations.
+
+The datum given must not be built with AddressSanitizer, which reserves terabytes of shadow
+memory and cannot start under a limit (tests/e2e/ulimit.cmake builds a plain one for the
+sanitized test build).
+
+    test_ulimit.py --datum PATH [--keep DIR]
+"""
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MIB = 1 << 20
+# Above the least limit under which the program starts at all (the loader maps its shared
+# libraries first: below that it is the loader that fails, exit 127): from too small for any
+# work to enough for every command.
+STEPS_MIB = [0, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 512, 1024, 2048]
+
+# What io/ still does wrong (issue 11, another branch): reported, not failed on, as long as no
+# file is left. Remove once io/ reports its out of memory as such: reading, "damaged archive"
+# (exit 2); writing, "cannot write" (exit 1), and at 90-100 MiB `generate` then dies of SIGSEGV
+# in HDF5 (H5D_close, from the exit handler H5_term_library: datasets left open after the
+# failed close of the archive writer).
+KNOWN_IO = ("damaged archive", "cannot write")
+
+
+def limited(limit):
+    def set_limit():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return set_limit
+
+
+def commands(archive):
+    """Each command with the outputs it writes (relative names, in the run's own folder)."""
+    return [
+        ("generate", ["generate", "-o", "gen.h5", "--clubs", "2", "--years", "1", "--threads", "2"],
+         ["gen.h5"]),
+        ("score", ["score", archive, "--datum", "nbb", "-o", "score.h5", "--threads", "2"],
+         ["score.h5"]),
+        ("cross", ["cross", archive, "-o", "cross.h5", "--threads", "2"], ["cross.h5"]),
+        ("rate direct", ["rate", archive, "--solver", "direct", "--out", "rate.csv",
+                         "--report", "rate.json", "-o", "rate.h5", "--threads", "2"],
+         ["rate.csv", "rate.json", "rate.h5"]),
+        ("rate iterative", ["rate", archive, "--solver", "iterative", "--block-size", "64",
+                            "--out", "rate.csv", "--threads", "2"], ["rate.csv"]),
+    ]
+
+
+def run_limited(datum, args, folder, limit):
+    return subprocess.run([datum] + args, cwd=folder, preexec_fn=limited(limit),
+                          capture_output=True, text=True, timeout=600)
+
+
+def least_limit(datum):
+    """The least limit (MiB) under which `datum --version` runs."""
+    for mib in range(8, 4096, 4):
+        p = subprocess.run([datum, "--version"], preexec_fn=limited(mib * MIB), capture_output=True)
+        if p.returncode == 0:
+            return mib
+    sys.exit("datum --version does not run under 4 GiB: built with AddressSanitizer?")
+
+
+def check(name, limit_mib, p, folder, outputs):
+    """None if the run ended as it must, else what went wrong."""
+    left = sorted(os.listdir(folder))
+    where = f"{name} under {limit_mib} MiB"
+    if p.returncode == 0:
+        missing = [o for o in outputs if o not in left]
+        return f"{where}: exit 0 without {missing}" if missing else None
+    if p.returncode < 0:
+        return f"{where}: killed by signal {-p.returncode}: {p.stderr.strip()[-400:]}"
+    if p.returncode != 1:
+        return f"{where}: exit {p.returncode}: {p.stderr.strip()[-400:]}"
+    if "out of memory" not in p.stderr:
+        return f"{where}: exit 1 without 'out of memory': {p.stderr.strip()[-400:]}"
+    if left:
+        return f"{where}: exit 1 left {left}"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datum", required=True)
+    ap.add_argument("--keep", help="folder for the runs, kept (default: a temporary one)")
+    args = ap.parse_args()
+    datum = os.path.abspath(args.datum)
+    top = args.keep or tempfile.mkdtemp(prefix="datum-ulimit-")
+    os.makedirs(top, exist_ok=True)
+    archive = os.path.join(top, "input.h5")
+    subprocess.run([datum, "generate", "-o", archive, "--clubs", "6", "--years", "1"], check=True,
+                   capture_output=True)
+    start = least_limit(datum)
+    limits = [start + step for step in STEPS_MIB]
+    problems, known, summary = [], [], [f"datum starts under {start} MiB"]
+    for name, cmd, outputs in commands(archive):
+        ok_from, refused = None, 0
+        for mib in limits:
+            folder = os.path.join(top, name.replace(" ", "-") + f"-{mib}")
+            os.makedirs(folder)
+            p = run_limited(datum, cmd, folder, mib * MIB)
+            problem = check(name, mib, p, folder, outputs)
+            # HDF5 closing, see above; under load it can die before the writer's cleanup and
+            # leave a file (reported among the known faults).
+            known_crash = name == "generate" and p.returncode == -11
+            if problem and (known_crash or (any(k in p.stderr for k in KNOWN_IO)
+                                            and not os.listdir(folder))):
+                left = os.listdir(folder)
+                known.append(problem + (f" (left {sorted(left)})" if left else ""))
+                refused += 1
+            elif problem:
+                problems.append(problem)
+            elif p.returncode == 0 and ok_from is None:
+                ok_from = mib
+            elif p.returncode == 1:
+                refused += 1
+        summary.append(f"{name}: out of memory under {refused} limits, runs from {ok_from} MiB")
+        if ok_from is None:
+            problems.append(f"{name}: no limit up to {limits[-1]} MiB was enough")
+        if refused == 0:
+            problems.append(f"{name}: no limit was too small: the test saw no out of memory")
+    print("\n".join(summary))
+    if known:
+        print("known, in io/ (issue 11):\n" + "\n".join(known))
+    if not args.keep:
+        shutil.rmtree(top)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
