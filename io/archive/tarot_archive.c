@@ -9,13 +9,12 @@
  * same input gives the same bytes).
  */
 #include "io_internal.h"
-#include "tarot_internal.h"
+#include "tarot_internal.h" /* the CSV side of datum_tarot_import_csv */
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FORMAT "datum-tarot"
 #define DATE_UNITS "days since 1970-01-01"
 
 /* /dict string lists. */
@@ -130,7 +129,7 @@ static int write_content(hid_t file, void *user, const char **what)
                                    (int64_t)d->n_results, (int64_t)d->n_penalties};
     const hid_t attr_type[N_ATTRS] = {H5T_STD_I32LE, H5T_STD_U64LE, H5T_STD_U64LE, H5T_STD_U64LE};
     *what = "attributes";
-    if (io_h5_set_str_attr(file, "format", FORMAT) < 0 ||
+    if (io_h5_set_str_attr(file, "format", io_tarot_archive.format) < 0 ||
         io_h5_set_str_attr(file, "engine_version", datum_version()) < 0)
         return -1;
     for (int i = 0; i < N_ATTRS; i++)
@@ -165,22 +164,36 @@ static int write_content(hid_t file, void *user, const char **what)
     return rc;
 }
 
-int io_tarot_archive_write(datum_ctx *ctx, const char *path, const datum_tarot_data *d,
-                           const datum_write_options *opt)
+typedef struct {
+    const char *path;
+    const datum_write_options *opt; /* checked */
+} archive_target;
+
+/* Writes d (sorted and checked as datum_tarot_data promises; the event
+ * dates are not stored) as a tarot archive at t->path, atomically: the
+ * consumer of io_tarot_read_csv. */
+static int write_archive(datum_ctx *ctx, const datum_tarot_data *d, void *target)
 {
-    datum_write_options o;
-    int rc = io_write_options(ctx, opt, &o);
-    if (rc != DATUM_OK) return rc;
+    const archive_target *t = target;
     uint64_t longest = d->n_etuis + 1;
     if (d->n_results > longest) longest = d->n_results;
     if (d->n_penalties > longest) longest = d->n_penalties;
     if (d->n_players > longest) longest = d->n_players;
     if (d->n_defenses > longest) longest = d->n_defenses;
-    writer w = {d, &o, io_calloc(ctx, longest, sizeof(int64_t))};
+    writer w = {d, t->opt, io_calloc(ctx, longest, sizeof(int64_t))};
     if (!w.stage) return DATUM_E_NOMEM;
-    rc = io_h5_write_file(ctx, path, write_content, &w);
+    int rc = io_h5_write_file(ctx, t->path, write_content, &w);
     free(w.stage);
     return rc;
+}
+
+int datum_tarot_import_csv(datum_ctx *ctx, const datum_tarot_inputs *in, const char *out_path,
+                           const datum_write_options *opt)
+{
+    datum_write_options o;
+    int rc = io_write_options(ctx, opt, &o);
+    archive_target t = {out_path, &o};
+    return rc == DATUM_OK ? io_tarot_read_csv(ctx, in, write_archive, &t) : rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -194,30 +207,17 @@ typedef struct {
     int64_t *tmp; /* room for the longest integer dataset */
 } reader;
 
-/* Records DATUM_E_FORMAT "PATH: damaged tarot archive: WHAT" (fmt a literal). */
-#define damaged(r, fmt, ...)                                                                       \
-    datum_ctx_fail((r)->ctx, DATUM_E_FORMAT, "%s: damaged tarot archive: " fmt, (r)->path,         \
-                   __VA_ARGS__)
+/* Records DATUM_E_FORMAT "PATH: damaged tarot archive: WHAT". */
+#define damaged(r, ...) io_damaged((r)->ctx, (r)->path, &io_tarot_archive, __VA_ARGS__)
 
+/* The format, then the counts. */
 static int check_format(reader *r, int64_t *attr)
 {
-    char *format = NULL;
-    int rc = io_h5_get_str_attr(r->ctx, r->file, "format", &format);
-    if (rc == 1 || (rc == DATUM_OK && strcmp(format, FORMAT) != 0))
-        rc = datum_ctx_fail(r->ctx, DATUM_E_FORMAT, "%s: not a tarot archive%s%s%s", r->path,
-                            format ? " (format \"" : "", format ? format : "",
-                            format ? "\")" : "");
-    free(format);
+    int rc = io_check_format(r->ctx, r->file, r->path, &io_tarot_archive);
     if (rc != DATUM_OK) return rc;
-    for (int i = 0; i < N_ATTRS; i++)
+    for (int i = A_N_ETUIS; i < N_ATTRS; i++)
         if (io_h5_get_int_attr(r->file, kAttrs[i], &attr[i]) < 0)
             return damaged(r, "attribute %s is missing or not an integer", kAttrs[i]);
-    if (attr[A_VERSION] != DATUM_TAROT_ARCHIVE_FORMAT_VERSION)
-        return datum_ctx_fail(r->ctx, DATUM_E_FORMAT,
-                              "%s: tarot archive format version %lld is not supported (this "
-                              "datum reads version %d)",
-                              r->path, (long long)attr[A_VERSION],
-                              DATUM_TAROT_ARCHIVE_FORMAT_VERSION);
     for (int i = A_N_ETUIS; i < N_ATTRS; i++)
         if (attr[i] < 0 || attr[i] > INT32_MAX)
             return damaged(r, "attribute %s = %lld is out of range", kAttrs[i],
@@ -225,29 +225,10 @@ static int check_format(reader *r, int64_t *attr)
     return DATUM_OK;
 }
 
-/* Reads a string list into freshly allocated strings. */
+/* Reads a string list (freed with io_free_dict). */
 static int read_dict(reader *r, int k, uint32_t *n_out, char ***out)
 {
-    const char *name = kDict[k].path;
-    hid_t ds = H5Dopen2(r->file, name, H5P_DEFAULT);
-    uint64_t n = 0;
-    char **h5 = NULL;
-    int rc = DATUM_OK;
-    if (ds < 0) rc = damaged(r, "%s is missing", name);
-    else if (io_h5_length(ds, &n) < 0 || n > INT32_MAX)
-        rc = damaged(r, "%s is not a 1-D dataset of at most 2^31-1 entries", name);
-    else if (!(h5 = io_calloc(r->ctx, n, sizeof *h5)) ||
-             !(*out = io_calloc(r->ctx, n, sizeof **out)))
-        rc = DATUM_E_NOMEM;
-    else if (io_h5_read_strings(ds, n, h5) < 0)
-        rc = damaged(r, "%s is not a readable string dataset", name);
-    for (uint64_t i = 0; rc == DATUM_OK && i < n; i++)
-        if (!((*out)[i] = io_strdup(r->ctx, h5[i] ? h5[i] : ""))) rc = DATUM_E_NOMEM;
-    if (h5) io_h5_free_strings(n, h5);
-    free(h5);
-    if (ds >= 0) H5Dclose(ds);
-    *n_out = (uint32_t)n;
-    return rc;
+    return io_read_dict(r->ctx, r->file, r->path, &io_tarot_archive, kDict[k].path, n_out, out);
 }
 
 /* Identifiers are sorted and distinct (lookups and file names rely on it). */
@@ -426,7 +407,7 @@ int datum_tarot_archive_read(datum_ctx *ctx, const char *path, datum_tarot_data 
     reader r = {ctx, path, H5I_INVALID_HID, io_calloc(ctx, 1, sizeof(datum_tarot_data)), NULL};
     datum_tarot_data *d = r.d;
     int64_t attr[N_ATTRS];
-    uint32_t n_codes;
+    uint32_t n_codes = 0;
     char **codes = NULL;
     *out = NULL;
     if (!d) return DATUM_E_NOMEM;
@@ -460,8 +441,7 @@ int datum_tarot_archive_read(datum_ctx *ctx, const char *path, datum_tarot_data 
     if (rc == DATUM_OK) rc = read_etuis(&r);
     if (rc == DATUM_OK) rc = read_results(&r);
     if (rc == DATUM_OK) rc = read_penalties(&r);
-    for (uint32_t c = 0; codes && c < n_codes; c++) free(codes[c]);
-    free(codes);
+    io_free_dict(codes, n_codes);
     free(r.tmp);
     if (r.file >= 0) H5Fclose(r.file);
     if (rc == DATUM_OK) *out = d;
@@ -469,19 +449,13 @@ int datum_tarot_archive_read(datum_ctx *ctx, const char *path, datum_tarot_data 
     return rc;
 }
 
-static void free_strings(char **s, uint32_t n)
-{
-    for (uint32_t i = 0; s && i < n; i++) free(s[i]);
-    free(s);
-}
-
 void datum_tarot_data_free(datum_tarot_data **dp)
 {
     if (!dp || !*dp) return;
     datum_tarot_data *d = *dp;
-    free_strings(d->event, d->n_events);
-    free_strings(d->player, d->n_players);
-    free_strings(d->defense, d->n_defenses);
+    io_free_dict(d->event, d->n_events);
+    io_free_dict(d->player, d->n_players);
+    io_free_dict(d->defense, d->n_defenses);
     void *arrays[] = {d->event_etuis,     d->event_first_date, d->event_last_date,
                       d->player_class,    d->defense_player,   d->etui_event,
                       d->etui_number,     d->etui_contract,    d->etui_offset,

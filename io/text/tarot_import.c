@@ -1,6 +1,6 @@
 /*
  * tarot_import.c - the CSV files of a tarot Attaque-Défense tournament
- * (formats.md "In: tarot Attaque-Défense") into a tarot archive: players,
+ * (formats.md "In: tarot Attaque-Défense") read for a tarot archive: players,
  * defenses, results and penalties, each row validated, then the checks that
  * need all rows (a position, attacker or defense twice in an étui, an étui
  * with two contracts), in an order that depends only on the set of rows.
@@ -480,8 +480,8 @@ static int compare_penalties(const void *x, const void *y)
 /* The archive                                                              */
 
 /* Lays the sorted tables out as datum_tarot_data (arrays in *d, owned by
- * the caller; the strings stay the importer's) and writes them. */
-static int write_archive(importer *im, const char *out_path, const datum_write_options *opt)
+ * the caller; the strings stay the importer's) and hands them to consume. */
+static int lay_out(importer *im, io_tarot_consumer consume, void *user)
 {
     datum_tarot_data d = {.n_events = im->n_events,
                           .n_players = (uint32_t)im->n_players,
@@ -551,19 +551,18 @@ static int write_archive(importer *im, const char *out_path, const datum_write_o
             d.penalty_id[i] = p->id;
             d.penalty_pm[i] = p->pm;
         }
-        rc = io_tarot_archive_write(ctx, out_path, &d, opt);
+        rc = consume(ctx, &d, user);
     }
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
     return rc;
 }
 
-int datum_tarot_import_csv(datum_ctx *ctx, const datum_tarot_inputs *in, const char *out_path,
-                           const datum_write_options *opt)
+int io_tarot_read_csv(datum_ctx *ctx, const datum_tarot_inputs *in, io_tarot_consumer consume,
+                      void *user)
 {
     importer im = {.ctx = ctx, .in = in};
-    datum_write_options o;
-    int rc = io_write_options(ctx, opt, &o);
-    if (rc == DATUM_OK && (!in || !in->results || !in->players || !in->defenses))
+    int rc = DATUM_OK;
+    if ((!in || !in->results || !in->players || !in->defenses))
         rc = datum_ctx_fail(ctx, DATUM_E_ARG,
                             "the results, players and defenses files are required");
     if (rc == DATUM_OK) rc = read_players_and_defenses(&im);
@@ -574,7 +573,7 @@ int datum_tarot_import_csv(datum_ctx *ctx, const datum_tarot_inputs *in, const c
     if (rc == DATUM_OK) {
         if (im.n_penalties > 0) /* qsort wants a table, even of nothing */
             qsort(im.penalties, im.n_penalties, sizeof *im.penalties, compare_penalties);
-        rc = write_archive(&im, out_path, &o);
+        rc = lay_out(&im, consume, user);
     }
     for (size_t i = 0; i < im.n_players; i++) free(im.players[i].h.id);
     for (size_t i = 0; i < im.n_defenses; i++) free(im.defenses[i].h.id);

@@ -6,7 +6,7 @@
  * {...} blocks) and the data lines of the [ScoreTable] section. At the end
  * of a game (an empty line, or the end of the file) its table rows become
  * result rows (a game without a table but with [Contract], [Declarer],
- * [Result] and the players, as PbnTools writes one per table, one row); the rows of a file are then handed to io_import_rows, which
+ * [Result] and the players, as PbnTools writes one per table, one row); the rows of a file are a row source (io_pbn_open) that archive/import.c
  * sorts, checks and writes them as for the CSV import.
  */
 #include "io_common.h"
@@ -647,7 +647,7 @@ static int pbn_next(void *self, io_result_row *out)
     return 1;
 }
 
-static int pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
+int io_pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
 {
     pbn_file *f = io_calloc(ctx, 1, sizeof *f);
     if (!f) return DATUM_E_NOMEM;
@@ -665,16 +665,4 @@ static int pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *
     }
     *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0, 0};
     return DATUM_OK;
-}
-
-int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                     const char *out_path, datum_pbn_options *po, const datum_write_options *opt)
-{
-    datum_pbn_options defaults = DATUM_PBN_OPTIONS_INIT;
-    if (!po) po = &defaults;
-    po->n_computed = 0;
-    uint64_t warnings = datum_ctx_warnings(ctx);
-    int rc = io_import_rows(ctx, paths, n_paths, pbn_open, po, out_path, opt);
-    if (rc == DATUM_OK && datum_ctx_warnings(ctx) > warnings) rc = DATUM_W_SCORE;
-    return rc;
 }

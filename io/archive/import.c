@@ -1,6 +1,6 @@
 /*
- * import.c - results into an archive (CSV here; USEBIO through the same
- * io_import_rows, io/usebio.c): read and validate every row, give
+ * import.c - results into an archive (CSV, PBN and USEBIO: the text side's
+ * row sources, io/text/): read and validate every row, give
  * the names dictionary indices in byte order and the rows the order (event,
  * section, board, table), so that the archive depends only on the set of
  * rows, never on their order in the files; then check the fields and hand
@@ -571,9 +571,9 @@ static int write_archive(importer *im, const char *path, const datum_write_optio
     return rc;
 }
 
-int io_import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                   io_row_source_open open, void *arg, const char *out_path,
-                   const datum_write_options *opt)
+static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                       io_row_source_open open, void *arg, const char *out_path,
+                       const datum_write_options *opt)
 {
     importer im = {.ctx = ctx, .paths = paths};
     datum_write_options o;
@@ -598,5 +598,23 @@ int io_import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
 int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
                      const char *out_path, const datum_write_options *opt)
 {
-    return io_import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt);
+    return import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt);
+}
+
+int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                     const char *out_path, datum_pbn_options *po, const datum_write_options *opt)
+{
+    datum_pbn_options defaults = DATUM_PBN_OPTIONS_INIT;
+    if (!po) po = &defaults;
+    po->n_computed = 0;
+    uint64_t warnings = datum_ctx_warnings(ctx);
+    int rc = import_rows(ctx, paths, n_paths, io_pbn_open, po, out_path, opt);
+    if (rc == DATUM_OK && datum_ctx_warnings(ctx) > warnings) rc = DATUM_W_SCORE;
+    return rc;
+}
+
+int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                        const char *out_path, const datum_write_options *opt)
+{
+    return import_rows(ctx, paths, n_paths, io_usebio_open, NULL, out_path, opt);
 }

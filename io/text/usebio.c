@@ -2,7 +2,8 @@
  * usebio.c - USEBIO 1.2 XML results (the EBU/ABF interchange format) into an
  * archive, through the row checks and ordering of import.c. Each file is
  * parsed whole with libxml2 (no network, no DTD, no entity expansion), its
- * TRAVELLER_LINEs turned into rows, then handed to io_import_rows.
+ * TRAVELLER_LINEs turned into rows: a row source (io_usebio_open) that
+ * archive/import.c turns into an archive.
  *
  * Names (docs/cli.md "USEBIO"): event = "DESCRIPTION YYYY-MM-DD"; section =
  * "SESSION_ID/SECTION_ID" ("1" and "-" when absent); pair = "EVENT/SECTION_ID/
@@ -13,7 +14,7 @@
  * program published per line (NS/EW_*_POINTS) go with the row into the
  * archive's published columns.
  */
-#include "io_internal.h"
+#include "io_common.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -484,9 +485,11 @@ static int usebio_next(void *self, io_result_row *row)
     return 1;
 }
 
-static int usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
+int io_usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
 {
     (void)arg;
+    xmlInitParser(); /* idempotent */
+    xmlSetGenericErrorFunc(NULL, ignore_xml_message);
     usebio_file *f = io_calloc(ctx, 1, sizeof *f);
     if (!f) return DATUM_E_NOMEM;
     f->ctx = ctx;
@@ -499,12 +502,4 @@ static int usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_sourc
     *src = (io_row_source){f,           usebio_next,  usebio_close, f->has_adjusted,
                            f->has_teams, f->has_published};
     return DATUM_OK;
-}
-
-int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                        const char *out_path, const datum_write_options *opt)
-{
-    xmlInitParser();
-    xmlSetGenericErrorFunc(NULL, ignore_xml_message);
-    return io_import_rows(ctx, paths, n_paths, usebio_open, NULL, out_path, opt);
 }
