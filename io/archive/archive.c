@@ -115,15 +115,16 @@ static int check_offsets(datum_ctx *ctx, datum_archive *a)
     enum { BLOCK = 1 << 16 };
     const char *name = io_field_cols[IO_F_OFFSET].path;
     uint64_t total = a->info.n_fields + 1, prev = 0;
-    uint64_t *buf = io_calloc(ctx, BLOCK, sizeof *buf);
+    uint64_t *buf = datum_calloc(ctx, BLOCK, sizeof *buf);
     io_window win = {0};
     int rc = buf ? DATUM_OK : DATUM_E_NOMEM;
     for (uint64_t first = 0; first < total && rc == DATUM_OK; first += BLOCK) {
         uint64_t n = total - first < BLOCK ? total - first : BLOCK;
         int64_t lo, hi;
-        if (io_window_read(&win, a->fields[IO_F_OFFSET], IO_KIND_U64, first, (size_t)n, buf,
-                           datum_ctx_threads(ctx), &lo, &hi) < 0) {
-            rc = io_archive_damaged(ctx, a, "cannot read %s", name);
+        rc = io_window_read(ctx, &win, a->fields[IO_F_OFFSET], IO_KIND_U64, first, (size_t)n, buf,
+                            datum_ctx_threads(ctx), &lo, &hi);
+        if (rc != DATUM_OK) {
+            if (rc == DATUM_E_FORMAT) rc = io_archive_damaged(ctx, a, "cannot read %s", name);
             break;
         }
         for (uint64_t i = 0; i < n && rc == DATUM_OK; i++) {
@@ -140,13 +141,13 @@ static int check_offsets(datum_ctx *ctx, datum_archive *a)
         rc = io_archive_damaged(ctx, a, "%s ends at %llu, but there are %llu results", name,
                                 (unsigned long long)prev, (unsigned long long)a->info.n_results);
     io_window_free(&win);
-    free(buf);
+    datum_free(buf);
     return rc;
 }
 
 int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out)
 {
-    datum_archive *a = io_calloc(ctx, 1, sizeof *a);
+    datum_archive *a = datum_calloc(ctx, 1, sizeof *a);
     int rc = a ? DATUM_OK : DATUM_E_NOMEM;
     *out = NULL;
     if (rc != DATUM_OK) return rc;
@@ -154,7 +155,7 @@ int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out)
     for (int k = 0; k < IO_N_FIELD_COLS; k++) a->fields[k] = H5I_INVALID_HID;
     for (int k = 0; k < IO_N_RESULT_COLS; k++) a->results[k] = H5I_INVALID_HID;
     io_h5_silence();
-    if (!(a->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
+    if (!(a->path = datum_strdup(ctx, path))) rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) rc = io_h5_open_checked(ctx, path, &a->file);
     if (rc == DATUM_OK) rc = io_check_format(ctx, a->file, path, &io_bridge_archive);
     if (rc == DATUM_OK) rc = read_summary(ctx, a);
@@ -180,10 +181,10 @@ void datum_archive_close(datum_archive **a)
     if (!a || !*a) return;
     datum_archive *p = *a;
     /* The file closes strongly: its datasets go with it. */
-    if (p->file >= 0) H5Fclose(p->file);
+    if (p->file >= 0) io_h5_close_file(p->file);
     for (int k = 0; k < IO_N_DICTS; k++) io_free_dict(p->dict[k], p->dict_len[k]);
-    free(p->path);
-    free(p);
+    datum_free(p->path);
+    datum_free(p);
     *a = NULL;
 }
 

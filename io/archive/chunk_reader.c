@@ -58,11 +58,13 @@ static int read_column(datum_chunk_reader *r, hid_t ds, const io_dataset_desc *d
 {
     int64_t lo = rule->lo;
     int64_t hi = rule->dict >= 0 ? (int64_t)r->a->dict_len[rule->dict] - 1 : rule->hi;
-    if (io_reserve(r->ctx, &b->data, &b->cap, n, io_kind_size(rule->kind)) != DATUM_OK)
+    if (datum_reserve(r->ctx, &b->data, &b->cap, n, io_kind_size(rule->kind)) != DATUM_OK)
         return DATUM_E_NOMEM;
     int64_t seen_lo, seen_hi;
-    if (io_window_read(w, ds, rule->kind, first, n, b->data, datum_ctx_threads(r->ctx), &seen_lo,
-                       &seen_hi) < 0)
+    int rc = io_window_read(r->ctx, w, ds, rule->kind, first, n, b->data,
+                            datum_ctx_threads(r->ctx), &seen_lo, &seen_hi);
+    if (rc == DATUM_E_NOMEM) return rc;
+    if (rc != DATUM_OK)
         return io_archive_damaged(r->ctx, r->a, "cannot read %s, elements %llu to %llu", d->path,
                                   (unsigned long long)first, (unsigned long long)(first + n - 1));
     if (rule->kind == IO_KIND_F64) return DATUM_OK; /* reals index nothing: nothing to check */
@@ -91,7 +93,7 @@ int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns
     if (columns & ~(unsigned)DATUM_COL_ALL)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "unknown column bits 0x%x",
                               columns & ~(unsigned)DATUM_COL_ALL);
-    if (!(r = io_calloc(ctx, 1, sizeof *r))) return DATUM_E_NOMEM;
+    if (!(r = datum_calloc(ctx, 1, sizeof *r))) return DATUM_E_NOMEM;
     r->ctx = ctx;
     r->a = a;
     r->columns = columns;
@@ -100,11 +102,11 @@ int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns
     r->win_cap = (a->info.n_fields < max_rows ? a->info.n_fields : max_rows) + 1;
     /* ... and so do the chunk's own offsets: both are allocated once. */
     r->offset_cap = r->win_cap;
-    r->win = io_calloc(ctx, r->win_cap, sizeof *r->win);
-    r->offset = r->win ? io_calloc(ctx, r->offset_cap, sizeof *r->offset) : NULL;
+    r->win = datum_calloc(ctx, r->win_cap, sizeof *r->win);
+    r->offset = r->win ? datum_calloc(ctx, r->offset_cap, sizeof *r->offset) : NULL;
     if (!r->offset) {
-        free(r->win);
-        free(r);
+        datum_free(r->win);
+        datum_free(r);
         return DATUM_E_NOMEM;
     }
     *out = r;
@@ -121,9 +123,11 @@ static int offset_at(datum_chunk_reader *r, uint64_t f0, uint64_t i, uint64_t *v
         r->win_len = left < r->win_cap ? left : r->win_cap;
         hid_t ds = r->a->fields[IO_F_OFFSET];
         int64_t lo, hi; /* the offsets' order is checked by the caller */
-        if (io_window_read(&r->offset_win, ds, IO_KIND_U64, f0, r->win_len, r->win,
-                           datum_ctx_threads(r->ctx), &lo, &hi) < 0) {
+        int rc = io_window_read(r->ctx, &r->offset_win, ds, IO_KIND_U64, f0, r->win_len, r->win,
+                                datum_ctx_threads(r->ctx), &lo, &hi);
+        if (rc != DATUM_OK) {
             r->win_len = 0;
+            if (rc == DATUM_E_NOMEM) return rc;
             return io_archive_damaged(r->ctx, r->a, "cannot read %s from element %llu",
                                       io_field_cols[IO_F_OFFSET].path, (unsigned long long)f0);
         }
@@ -201,16 +205,16 @@ void datum_chunk_reader_free(datum_chunk_reader **r)
 {
     if (!r || !*r) return;
     for (int c = 0; c < N_FIELD_DATA; c++) {
-        free((*r)->field[c].data);
+        datum_free((*r)->field[c].data);
         io_window_free(&(*r)->field_win[c]);
     }
     for (int c = 0; c < IO_N_RESULT_COLS; c++) {
-        free((*r)->row[c].data);
+        datum_free((*r)->row[c].data);
         io_window_free(&(*r)->row_win[c]);
     }
     io_window_free(&(*r)->offset_win);
-    free((*r)->offset);
-    free((*r)->win);
-    free(*r);
+    datum_free((*r)->offset);
+    datum_free((*r)->win);
+    datum_free(*r);
     *r = NULL;
 }

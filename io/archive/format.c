@@ -24,6 +24,7 @@ const io_archive_kind io_tarot_archive = {"datum-tarot", "tarot archive", "tarot
 int io_vdamaged(datum_ctx *ctx, const char *path, const io_archive_kind *kind, const char *fmt,
                 va_list ap)
 {
+    if (io_h5_nomem(ctx) == DATUM_E_NOMEM) return DATUM_E_NOMEM; /* not damage: HDF5's memory */
     char what[512];
     vsnprintf(what, sizeof what, fmt, ap);
     return datum_ctx_fail(ctx, DATUM_E_FORMAT, "%s: damaged %s: %s", path, kind->noun, what);
@@ -51,7 +52,7 @@ int io_h5_open_checked(datum_ctx *ctx, const char *path, hid_t *file)
     if (err) return io_fail_errno(ctx, DATUM_E_IO, err, "cannot open %s", path);
     io_h5_silence();
     if (H5Fis_hdf5(path) <= 0 || (*file = io_h5_open_file(path)) < 0)
-        return datum_ctx_fail(ctx, DATUM_E_FORMAT, "%s: not an HDF5 file (or damaged)", path);
+        return io_h5_nomem(ctx) ? DATUM_E_NOMEM : datum_ctx_fail(ctx, DATUM_E_FORMAT, "%s: not an HDF5 file (or damaged)", path);
     return DATUM_OK;
 }
 
@@ -60,6 +61,7 @@ int io_check_format(datum_ctx *ctx, hid_t file, const char *path, const io_archi
     char *format = NULL;
     int64_t version;
     int rc = io_h5_get_str_attr(ctx, file, "format", &format);
+    if (rc == 1 && io_h5_nomem(ctx)) rc = DATUM_E_NOMEM;
     if (rc == 1 || (rc == DATUM_OK && strcmp(format, kind->format) != 0))
         rc = datum_ctx_fail(ctx, DATUM_E_FORMAT, "%s: not a %s%s%s%s", path, kind->name,
                             format ? " (format \"" : "", format ? format : "", format ? "\")" : "");
@@ -70,7 +72,7 @@ int io_check_format(datum_ctx *ctx, hid_t file, const char *path, const io_archi
                             "%s: %s format version %lld is not supported (this datum reads "
                             "version %d)",
                             path, kind->noun, (long long)version, kind->version);
-    free(format);
+    datum_free(format);
     return rc;
 }
 
@@ -80,11 +82,11 @@ static int copy_strings(datum_ctx *ctx, char *const *s, uint64_t n, char ***out)
 {
     size_t bytes = 0;
     for (uint64_t i = 0; i < n; i++) bytes += (s[i] ? strlen(s[i]) : 0) + 1;
-    char **entries = io_calloc(ctx, n, sizeof *entries);
-    char *block = n ? io_calloc(ctx, bytes, 1) : NULL;
+    char **entries = datum_calloc(ctx, n, sizeof *entries);
+    char *block = n ? datum_calloc(ctx, bytes, 1) : NULL;
     if (!entries || (n && !block)) {
-        free(entries);
-        free(block);
+        datum_free(entries);
+        datum_free(block);
         return DATUM_E_NOMEM;
     }
     for (uint64_t i = 0, at = 0; i < n; i++) {
@@ -108,12 +110,12 @@ int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_
     if (ds < 0) rc = io_damaged(ctx, path, kind, "%s is missing", name);
     else if (io_h5_length(ds, &n) < 0 || n > INT32_MAX)
         rc = io_damaged(ctx, path, kind, "%s is not a 1-D dataset of at most 2^31-1 entries", name);
-    else if (!(h5 = io_calloc(ctx, n, sizeof *h5))) rc = DATUM_E_NOMEM;
+    else if (!(h5 = datum_calloc(ctx, n, sizeof *h5))) rc = DATUM_E_NOMEM;
     else if (io_h5_read_strings(ds, n, h5) < 0)
         rc = io_damaged(ctx, path, kind, "%s is not a readable string dataset", name);
     if (rc == DATUM_OK) rc = copy_strings(ctx, h5, n, out);
     if (h5) io_h5_free_strings(n, h5);
-    free(h5);
+    datum_free(h5);
     if (ds >= 0) H5Dclose(ds);
     *n_out = rc == DATUM_OK ? (uint32_t)n : 0;
     return rc;
@@ -121,6 +123,6 @@ int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_
 
 void io_free_dict(char **entries, uint32_t n)
 {
-    if (entries && n) free(entries[0]);
-    free(entries);
+    if (entries && n) datum_free(entries[0]);
+    datum_free(entries);
 }

@@ -186,8 +186,24 @@ int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, 
 /* ------------------------------------------------------------------------ */
 /* h5util.c: HDF5 helpers (return < 0 on failure, nothing recorded)         */
 
-/* Turns off HDF5's printing of its error stack (we translate errors). */
+/* Turns off HDF5's printing of its error stack (we translate errors): its
+ * automatic handler, which prints nothing, only notes whether HDF5 ran out of
+ * memory (an H5E_RESOURCE error, H5E_CANTALLOC or H5E_NOSPACE, on its stack).
+ * Forgets what it noted. Called before every file is opened or created. */
 void io_h5_silence(void);
+/* If HDF5 ran out of memory since the last io_h5_silence or io_h5_nomem:
+ * records DATUM_E_NOMEM "out of memory (HDF5, FUNCTION: WHAT)" and returns
+ * it (then forgets it); else returns DATUM_OK. The error paths of io/ call it
+ * first, so that a failure for lack of memory is not reported as a damaged
+ * archive or a failed write. */
+int io_h5_nomem(datum_ctx *ctx);
+/* io_h5_nomem's out of memory, else DATUM_E_IO "cannot write PATH (WHAT)"
+ * ("cannot write PATH" when what is NULL): the code recorded. */
+int io_h5_fail_write(datum_ctx *ctx, const char *path, const char *what);
+/* Closes a file and every object of it still open, each on its own (so a
+ * failed close leaves nothing open for HDF5's exit handler); < 0 if any
+ * close failed. */
+herr_t io_h5_close_file(hid_t file);
 /* Creates (truncating) or opens read-only an HDF5 file; H5I_INVALID_HID on
  * failure. Objects still open at H5Fclose are closed with the file. */
 hid_t io_h5_create_file(const char *path);
@@ -286,13 +302,16 @@ typedef struct {
 int io_chunked_open(hid_t ds, io_chunked *c);
 /* Writes chunks first_chunk .. first_chunk+n_chunks-1 from data (n_chunks *
  * chunk elements in the FILE type's byte layout; the dataset's last chunk may
- * be padded), compressing them with `threads` threads. < 0 on failure. */
-int io_chunked_write(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, const void *data,
-                     int threads);
+ * be padded), compressing them with `threads` threads. DATUM_OK,
+ * DATUM_E_NOMEM (recorded in ctx), or DATUM_E_IO (HDF5 refused a chunk;
+ * nothing recorded: the caller names the file). */
+int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
+                     const void *data, int threads);
 /* Reads and decodes whole chunks into data (file type layout); every chunk
- * must exist. < 0 on failure (a damaged chunk included). */
-int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, void *data,
-                    int threads);
+ * must exist. DATUM_OK, DATUM_E_NOMEM (recorded in ctx), or DATUM_E_FORMAT
+ * (a missing or damaged chunk; nothing recorded: the caller names it). */
+int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
+                    void *data, int threads);
 
 /* ------------------------------------------------------------------------ */
 /* window.c: the decoded-chunk window                                       */
@@ -317,9 +336,10 @@ typedef struct {
 /* Elements first..first+n-1 of ds into out, converted to C type `kind`
  * (saturating like HDF5), with `threads` threads. [*seen_lo, *seen_hi] is
  * set to the range of the file values read, or to [INT64_MIN, INT64_MAX]
- * when the library read them (unknown). < 0 on failure (a damaged chunk, no
- * memory, a range past the end). */
-int io_window_read(io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
+ * when the library read them (unknown). DATUM_OK, DATUM_E_NOMEM (recorded in
+ * ctx), or DATUM_E_FORMAT (a damaged chunk, a range past the end; nothing
+ * recorded: the caller names the column). */
+int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
                    int threads, int64_t *seen_lo, int64_t *seen_hi);
 void io_window_free(io_window *w);
 

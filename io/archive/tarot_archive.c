@@ -180,10 +180,10 @@ static int write_archive(datum_ctx *ctx, const datum_tarot_data *d, void *target
     if (d->n_penalties > longest) longest = d->n_penalties;
     if (d->n_players > longest) longest = d->n_players;
     if (d->n_defenses > longest) longest = d->n_defenses;
-    writer w = {d, t->opt, io_calloc(ctx, longest, sizeof(int64_t))};
+    writer w = {d, t->opt, datum_calloc(ctx, longest, sizeof(int64_t))};
     if (!w.stage) return DATUM_E_NOMEM;
     int rc = io_h5_write_file(ctx, t->path, write_content, &w);
-    free(w.stage);
+    datum_free(w.stage);
     return rc;
 }
 
@@ -269,7 +269,7 @@ static int read_ints(reader *r, int k, uint64_t n, int64_t lo, int64_t hi)
 static int read_i32(reader *r, int k, uint64_t n, int64_t lo, int64_t hi, int32_t **out)
 {
     int rc = read_ints(r, k, n, lo, hi);
-    if (rc == DATUM_OK && !(*out = io_calloc(r->ctx, n, sizeof **out))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(*out = datum_calloc(r->ctx, n, sizeof **out))) rc = DATUM_E_NOMEM;
     for (uint64_t i = 0; rc == DATUM_OK && i < n; i++) (*out)[i] = (int32_t)r->tmp[i];
     return rc;
 }
@@ -277,7 +277,7 @@ static int read_i32(reader *r, int k, uint64_t n, int64_t lo, int64_t hi, int32_
 static int read_u8(reader *r, int k, uint64_t n, int64_t hi, uint8_t **out)
 {
     int rc = read_ints(r, k, n, 0, hi);
-    if (rc == DATUM_OK && !(*out = io_calloc(r->ctx, n, sizeof **out))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(*out = datum_calloc(r->ctx, n, sizeof **out))) rc = DATUM_E_NOMEM;
     for (uint64_t i = 0; rc == DATUM_OK && i < n; i++) (*out)[i] = (uint8_t)r->tmp[i];
     return rc;
 }
@@ -287,7 +287,7 @@ static int read_players(reader *r)
     datum_tarot_data *d = r->d;
     int rc = read_u8(r, I_CLASSEMENT, d->n_players, DATUM_TAROT_CLASS_COUNT - 1, &d->player_class);
     if (rc == DATUM_OK &&
-        !(d->defense_player = io_calloc(r->ctx, 3 * (size_t)d->n_defenses, sizeof(int32_t))))
+        !(d->defense_player = datum_calloc(r->ctx, 3 * (size_t)d->n_defenses, sizeof(int32_t))))
         rc = DATUM_E_NOMEM;
     for (int p = 0; p < 3 && rc == DATUM_OK; p++) {
         rc = read_ints(r, I_PLAYER1 + p, d->n_defenses, 0, (int64_t)d->n_players - 1);
@@ -312,7 +312,7 @@ static int read_etuis(reader *r)
     if (rc == DATUM_OK) rc = read_i32(r, I_ETUI_NUMBER, n, 1, INT32_MAX, &d->etui_number);
     if (rc == DATUM_OK) rc = read_u8(r, I_ETUI_CONTRACT, n, 2, &d->etui_contract);
     if (rc == DATUM_OK) rc = read_ints(r, I_ETUI_OFFSET, n + 1, 0, (int64_t)d->n_results);
-    if (rc == DATUM_OK && !(d->etui_offset = io_calloc(r->ctx, n + 1, sizeof *d->etui_offset)))
+    if (rc == DATUM_OK && !(d->etui_offset = datum_calloc(r->ctx, n + 1, sizeof *d->etui_offset)))
         rc = DATUM_E_NOMEM;
     for (uint64_t e = 0; rc == DATUM_OK && e <= n; e++) {
         d->etui_offset[e] = (uint64_t)r->tmp[e];
@@ -328,7 +328,7 @@ static int read_etuis(reader *r)
     if (rc == DATUM_OK && (d->etui_offset[0] != 0 || d->etui_offset[n] != d->n_results))
         rc = damaged(r, "%s does not run from 0 to n_results", kInts[I_ETUI_OFFSET].path);
     if (rc == DATUM_OK &&
-        !(d->event_etuis = io_calloc(r->ctx, (size_t)d->n_events + 1, sizeof *d->event_etuis)))
+        !(d->event_etuis = datum_calloc(r->ctx, (size_t)d->n_events + 1, sizeof *d->event_etuis)))
         rc = DATUM_E_NOMEM;
     for (uint64_t e = 0; rc == DATUM_OK && e < n; e++) d->event_etuis[d->etui_event[e] + 1]++;
     for (uint32_t v = 0; rc == DATUM_OK && v < d->n_events; v++) {
@@ -357,8 +357,8 @@ static int read_results(reader *r)
                 rc = damaged(r, "result %llu is out of order", (unsigned long long)i);
         }
     if (rc == DATUM_OK &&
-        (!(d->event_first_date = io_calloc(r->ctx, d->n_events, sizeof(int32_t))) ||
-         !(d->event_last_date = io_calloc(r->ctx, d->n_events, sizeof(int32_t)))))
+        (!(d->event_first_date = datum_calloc(r->ctx, d->n_events, sizeof(int32_t))) ||
+         !(d->event_last_date = datum_calloc(r->ctx, d->n_events, sizeof(int32_t)))))
         rc = DATUM_E_NOMEM;
     for (uint32_t v = 0; rc == DATUM_OK && v < d->n_events; v++) {
         uint64_t first = d->etui_offset[d->event_etuis[v]];
@@ -391,7 +391,7 @@ static int read_penalties(reader *r)
     if (rc == DATUM_OK && ds < 0) rc = damaged(r, "%s is missing", kPenaltyPm.path);
     else if (rc == DATUM_OK && (io_h5_length(ds, &len) < 0 || len != n))
         rc = damaged(r, "%s is not a 1-D dataset of n_penalties elements", kPenaltyPm.path);
-    else if (rc == DATUM_OK && !(d->penalty_pm = io_calloc(r->ctx, n, sizeof *d->penalty_pm)))
+    else if (rc == DATUM_OK && !(d->penalty_pm = datum_calloc(r->ctx, n, sizeof *d->penalty_pm)))
         rc = DATUM_E_NOMEM;
     else if (rc == DATUM_OK && io_h5_read_range(ds, H5T_NATIVE_DOUBLE, 0, n, d->penalty_pm) < 0)
         rc = damaged(r, "cannot read %s", kPenaltyPm.path);
@@ -404,7 +404,7 @@ static int read_penalties(reader *r)
 
 int datum_tarot_archive_read(datum_ctx *ctx, const char *path, datum_tarot_data **out)
 {
-    reader r = {ctx, path, H5I_INVALID_HID, io_calloc(ctx, 1, sizeof(datum_tarot_data)), NULL};
+    reader r = {ctx, path, H5I_INVALID_HID, datum_calloc(ctx, 1, sizeof(datum_tarot_data)), NULL};
     datum_tarot_data *d = r.d;
     int64_t attr[N_ATTRS];
     uint32_t n_codes = 0;
@@ -435,15 +435,15 @@ int datum_tarot_archive_read(datum_ctx *ctx, const char *path, datum_tarot_data 
         const uint64_t other[] = {d->n_results, d->n_penalties, d->n_players, d->n_defenses};
         for (size_t i = 0; i < sizeof other / sizeof *other; i++)
             if (other[i] > longest) longest = other[i];
-        if (!(r.tmp = io_calloc(ctx, longest, sizeof *r.tmp))) rc = DATUM_E_NOMEM;
+        if (!(r.tmp = datum_calloc(ctx, longest, sizeof *r.tmp))) rc = DATUM_E_NOMEM;
     }
     if (rc == DATUM_OK) rc = read_players(&r);
     if (rc == DATUM_OK) rc = read_etuis(&r);
     if (rc == DATUM_OK) rc = read_results(&r);
     if (rc == DATUM_OK) rc = read_penalties(&r);
     io_free_dict(codes, n_codes);
-    free(r.tmp);
-    if (r.file >= 0) H5Fclose(r.file);
+    datum_free(r.tmp);
+    if (r.file >= 0) io_h5_close_file(r.file);
     if (rc == DATUM_OK) *out = d;
     else datum_tarot_data_free(&d);
     return rc;
@@ -462,7 +462,7 @@ void datum_tarot_data_free(datum_tarot_data **dp)
                       d->result_position, d->result_attacker,  d->result_defense,
                       d->result_score,    d->result_date,      d->penalty_event,
                       d->penalty_side,    d->penalty_id,       d->penalty_pm};
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
-    free(d);
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) datum_free(arrays[i]);
+    datum_free(d);
     *dp = NULL;
 }

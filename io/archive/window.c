@@ -123,7 +123,7 @@ static void widen(const io_window *w, const unsigned char *in, size_t n, int kin
     *seen_hi = hi;
 }
 
-int io_window_read(io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
+int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
                    int threads, int64_t *seen_lo, int64_t *seen_hi)
 {
     *seen_lo = INT64_MAX;
@@ -132,29 +132,32 @@ int io_window_read(io_window *w, hid_t ds, int kind, uint64_t first, size_t n, v
     if (w->state < 0 || n == 0) {
         *seen_lo = INT64_MIN;
         *seen_hi = INT64_MAX;
-        return io_h5_read_range(ds, io_kind_memtype(kind), first, n, out);
+        return io_h5_read_range(ds, io_kind_memtype(kind), first, n, out) < 0 ? DATUM_E_FORMAT
+                                                                              : DATUM_OK;
     }
     uint64_t chunk = w->codec.chunk, n_chunks = (w->length + chunk - 1) / chunk;
     uint64_t batch = 2 * (uint64_t)threads; /* two chunks per thread per round */
-    if (first + n > w->length) return -1;
+    if (first + n > w->length) return DATUM_E_FORMAT;
     for (size_t done = 0; done < n;) {
         uint64_t pos = first + done, c = pos / chunk;
         if (c < w->first || c >= w->first + w->count) {
             uint64_t count = n_chunks - c < batch ? n_chunks - c : batch;
             if (count > w->cap) {
-                free(w->raw);
-                w->raw = malloc((size_t)(count * chunk) * w->codec.elem);
+                datum_free(w->raw);
+                w->raw = datum_malloc(ctx, (size_t)(count * chunk), w->codec.elem);
                 w->cap = w->raw ? count : 0;
-                if (!w->raw) return -1;
+                if (!w->raw) return DATUM_E_NOMEM;
             }
             w->first = c;
             w->count = 0; /* invalid until decoded */
             /* A damaged chunk further on fails the batch: decode only the chunk
              * needed now, so the error names the rows the damage is in. */
-            if (io_chunked_read(&w->codec, c, (size_t)count, w->raw, threads) < 0) {
-                if (count == 1 || io_chunked_read(&w->codec, c, 1, w->raw, 1) < 0) return -1;
+            int rc = io_chunked_read(ctx, &w->codec, c, (size_t)count, w->raw, threads);
+            if (rc == DATUM_E_FORMAT && count > 1) {
                 count = 1;
+                rc = io_chunked_read(ctx, &w->codec, c, 1, w->raw, 1);
             }
+            if (rc != DATUM_OK) return rc;
             w->count = count;
         }
         uint64_t end = (w->first + w->count) * chunk;
@@ -168,7 +171,7 @@ int io_window_read(io_window *w, hid_t ds, int kind, uint64_t first, size_t n, v
 
 void io_window_free(io_window *w)
 {
-    free(w->raw);
+    datum_free(w->raw);
     w->raw = NULL;
     w->cap = w->count = 0;
 }

@@ -65,12 +65,12 @@ static void next_field(datum_csv_writer *w)
 
 int datum_csv_create(datum_ctx *ctx, const char *path, datum_csv_writer **out)
 {
-    datum_csv_writer *w = io_calloc(ctx, 1, sizeof *w);
+    datum_csv_writer *w = datum_calloc(ctx, 1, sizeof *w);
     int fd = -1, rc = w ? DATUM_OK : DATUM_E_NOMEM;
     *out = NULL;
     if (rc != DATUM_OK) return rc;
     w->ctx = ctx;
-    if (!(w->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
+    if (!(w->path = datum_strdup(ctx, path))) rc = DATUM_E_NOMEM;
     else if ((w->to_stdout = strcmp(path, "-") == 0)) w->f = stdout;
     else if ((rc = io_temp_create(ctx, path, &w->tmp, &fd)) == DATUM_OK) {
         if ((w->f = fdopen(fd, "wb")) == NULL) {
@@ -138,7 +138,7 @@ int datum_csv_commit(datum_csv_writer **w)
         rc = io_fail_errno(p->ctx, DATUM_E_IO, p->error, "cannot write %s",
                            p->to_stdout ? "standard output" : p->path);
     else if (!p->to_stdout && (rc = io_temp_commit(p->ctx, p->tmp, p->path)) == DATUM_OK) {
-        free(p->tmp); /* renamed: nothing to remove */
+        datum_free(p->tmp); /* renamed: nothing to remove */
         p->tmp = NULL;
     }
     datum_csv_abort(&p);
@@ -151,8 +151,8 @@ void datum_csv_abort(datum_csv_writer **w)
     datum_csv_writer *p = *w;
     if (p->f && !p->to_stdout) fclose(p->f);
     io_temp_discard(&p->tmp);
-    free(p->path);
-    free(p);
+    datum_free(p->path);
+    datum_free(p);
     *w = NULL;
 }
 

@@ -1,5 +1,5 @@
 /*
- * io_common.h - the HDF5-free internals of io/: allocation, errors, write
+ * io_common.h - the HDF5-free internals of io/: errors, write
  * options, atomic files, text and dates (common.c) and the results CSV reader
  * (csv_read.c). Not public; the text-format files include it, not hdf5.h.
  */
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "datum_alloc.h" /* the one allocator: datum_malloc, datum_calloc, ... */
 #include "datum_io.h"
 #include "datum_text.h"
 
@@ -17,12 +18,6 @@
 /* ------------------------------------------------------------------------ */
 /* common.c                                                                 */
 
-/* calloc of n elements with overflow check; records DATUM_E_NOMEM. */
-void *io_calloc(datum_ctx *ctx, size_t n, size_t size);
-/* Makes *p hold at least `need` elements of `size` bytes (capacity doubles).
- * Returns DATUM_OK or DATUM_E_NOMEM (recorded; *p is unchanged). */
-int io_reserve(datum_ctx *ctx, void *p, size_t *cap, size_t need, size_t size);
-char *io_strdup(datum_ctx *ctx, const char *s);
 /* Records `code` with the message "MESSAGE: strerror(err)". */
 int io_fail_errno(datum_ctx *ctx, int code, int err, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -31,7 +31,7 @@ int datum_text_write(datum_ctx *ctx, const char *path, const char *text, size_t 
     if (close(fd) != 0 && rc == DATUM_OK)
         rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot write %s", path);
     if (rc == DATUM_OK) rc = io_temp_commit(ctx, tmp, path);
-    if (rc == DATUM_OK) free(tmp);
+    if (rc == DATUM_OK) datum_free(tmp);
     else io_temp_discard(&tmp);
     return rc;
 }
