@@ -122,6 +122,7 @@ int datum_archive_writer_create(datum_ctx *ctx, const char *path, const datum_ar
 int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const char *const *names,
                               uint32_t n)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     int k = (int)which;
     if (k < 0 || k >= IO_N_DICTS) return refuse(w, "no dictionary number %d", k);
     const char *name = io_dict_cols[k].path;
@@ -380,6 +381,7 @@ static int check_order(datum_archive_writer *w, const datum_chunk *c, uint64_t f
 
 int datum_archive_writer_append(datum_archive_writer *w, const datum_chunk *c)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     const void *row[IO_N_RESULT_COLS];
     int rc = w->started ? DATUM_OK : start(w);
     if (rc != DATUM_OK || c->n_fields == 0) return rc;
@@ -427,6 +429,7 @@ int datum_archive_writer_append(datum_archive_writer *w, const datum_chunk *c)
 int datum_archive_writer_truth(datum_archive_writer *w, const double *pair_strength,
                                uint32_t n_pairs)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     const char *name = io_truth_strength.path;
     if (!w->dict_done[IO_D_PAIRS] || n_pairs != w->dict_len[IO_D_PAIRS])
         return refuse(w, "%s needs one value per pair of /dict/pairs, written first", name);
@@ -446,6 +449,7 @@ int datum_archive_writer_truth(datum_archive_writer *w, const double *pair_stren
 
 int datum_archive_writer_truth_attr(datum_archive_writer *w, const char *key, const char *value)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     if (io_h5_ensure_group(w->file, "truth") < 0) return io_failure(w, "truth");
     hid_t g = H5Gopen2(w->file, "truth", H5P_DEFAULT);
     int rc = DATUM_OK;
@@ -459,6 +463,7 @@ int datum_archive_writer_truth_attr(datum_archive_writer *w, const char *key, co
 
 int datum_archive_writer_commit(datum_archive_writer **pw)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     datum_archive_writer *w = *pw;
     *pw = NULL;
     if (!w) return DATUM_OK;
@@ -478,6 +483,7 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
 
 void datum_archive_writer_abort(datum_archive_writer **w)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     if (!w || !*w) return;
     writer_free(*w);
     *w = NULL;

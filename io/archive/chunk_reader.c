@@ -165,6 +165,7 @@ static int wanted(const datum_chunk_reader *r, int c)
 
 int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     datum_archive *a = r->a;
     uint64_t f0 = r->next_field, row0 = 0;
     size_t k = 0;

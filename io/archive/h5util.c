@@ -5,6 +5,7 @@
  */
 #include "io_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,7 +42,17 @@ static herr_t on_error(hid_t stack, void *user)
 
 void io_h5_silence(void)
 {
-    H5Eset_auto2(H5E_DEFAULT, on_error, NULL);
+    /* No library shutdown at exit: after a failure for lack of memory HDF5
+     * may hold objects it cannot release, and its exit handler then prints
+     * ("infinite loop closing library") or crashes closing them. Our files
+     * are closed by the time the program exits; the system frees the rest.
+     * (Effective when called before HDF5's first use, as here.) */
+    static int shutdown_off;
+    if (!shutdown_off) {
+        H5dont_atexit();
+        shutdown_off = 1;
+    }
+    H5Eset_auto2(H5E_DEFAULT, on_error, NULL); /* per thread in a thread-safe HDF5 */
     h5_nomem[0] = '\0';
 }
 
@@ -55,7 +66,13 @@ int io_h5_nomem(datum_ctx *ctx)
 
 int io_h5_fail_write(datum_ctx *ctx, const char *path, const char *what)
 {
+    int err = errno;
     if (io_h5_nomem(ctx) == DATUM_E_NOMEM) return DATUM_E_NOMEM;
+    /* Out of memory, HDF5 may fail to record why (its error stack needs
+     * memory too); the failed allocation's errno still tells. */
+    if (err == ENOMEM)
+        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (HDF5, writing %s%s%s%s)", path,
+                              what ? " (" : "", what ? what : "", what ? ")" : "");
     if (!what) return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s", path);
     return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)", path, what);
 }
@@ -382,6 +399,13 @@ static int set_attr(hid_t obj, const char *name, hid_t type, hid_t memtype, cons
 
 int io_h5_set_str_attr(hid_t obj, const char *name, const char *value)
 {
+    /* HDF5 1.10's H5Awrite crashes when a copy of the string type fails for
+     * lack of memory (it releases the copy it did not get): refuse first if
+     * this thread cannot get some memory (a thread's first allocations
+     * reserve a whole arena). errno stays ENOMEM for the caller. */
+    void *room = malloc(1 << 18);
+    if (!room) return -1;
+    free(room);
     hid_t type = string_type();
     int rc = type >= 0 ? set_attr(obj, name, type, type, &value) : -1;
     H5_CLOSE(type, H5Tclose);

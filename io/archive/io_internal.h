@@ -189,7 +189,10 @@ int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, 
 /* Turns off HDF5's printing of its error stack (we translate errors): its
  * automatic handler, which prints nothing, only notes whether HDF5 ran out of
  * memory (an H5E_RESOURCE error, H5E_CANTALLOC or H5E_NOSPACE, on its stack).
- * Forgets what it noted. Called before every file is opened or created. */
+ * Forgets what it noted. HDF5 keeps these settings per thread: called before
+ * every file is opened or created, and on entry to each public function
+ * that may be called from another thread (the writers', the chunk reader's).
+ * The first call also turns HDF5's shutdown at exit off (h5util.c). */
 void io_h5_silence(void);
 /* If HDF5 ran out of memory since the last io_h5_silence or io_h5_nomem:
  * records DATUM_E_NOMEM "out of memory (HDF5, FUNCTION: WHAT)" and returns

@@ -119,6 +119,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
 static int add_column(datum_output *o, const char *group, const char *name, uint64_t length,
                       const char *description, hid_t type, hid_t memtype)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     datum_ctx *ctx = o->ctx;
     size_t len = strlen(group) + strlen(name) + 2;
     int rc = DATUM_OK;
@@ -257,6 +258,7 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
 int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t count,
                        const void *values)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     if (column < 0 || (size_t)column >= o->n_cols)
         return datum_ctx_fail(o->ctx, DATUM_E_ARG, "no output column %d", column);
     const out_column *c = &o->col[column];
@@ -278,6 +280,7 @@ int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t cou
 
 int datum_output_commit(datum_output **o)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     datum_output *p = *o;
     int rc = DATUM_OK;
     *o = NULL;
@@ -295,6 +298,7 @@ int datum_output_commit(datum_output **o)
 
 void datum_output_abort(datum_output **o)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     if (!o || !*o) return;
     output_free(*o);
     *o = NULL;
