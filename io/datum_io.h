@@ -289,7 +289,11 @@ typedef struct datum_output datum_output;
 /* Creates an output file (written to a temporary name until commit) with root
  * attributes: format "datum-output", format_version, engine_version, command,
  * source (the archive's path) and one attribute per key/value pair given
- * (method, every parameter). Copies the archive's dictionaries. */
+ * (method, every parameter). Copies the archive's dictionaries. Returns
+ * DATUM_OK with *out the new output (the caller commits or aborts it), or,
+ * with *out NULL and nothing left on disk: DATUM_E_ARG (bad write options, a
+ * reserved or repeated attribute key), DATUM_E_NOMEM "out of memory (...)"
+ * (ours or HDF5's), DATUM_E_IO "cannot write PATH (...)". */
 int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *src,
                         const char *command, const char *const *attr_keys,
                         const char *const *attr_values, size_t n_attrs,
@@ -297,7 +301,10 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
 
 /* Declares a float64 dataset GROUP/NAME of `length` elements (GROUP is
  * "fields", "results" or "pairs"; created on first use). Returns its column
- * number (>= 0) or a negative error. */
+ * number (>= 0), or a negative error recorded in the output's context:
+ * DATUM_E_ARG (another group, an empty name or one with '/', a column that
+ * exists), DATUM_E_NOMEM, DATUM_E_IO "cannot write PATH (GROUP/NAME)". After
+ * an error the output can only be aborted. */
 int datum_output_add_column(datum_output *o, const char *group, const char *name,
                             uint64_t length, const char *description);
 /* How a column of double values is stored. The caller picks the narrowest
@@ -309,19 +316,26 @@ typedef enum {
     DATUM_STORE_I8 = 2   /* every value an integer in -128..127 */
 } datum_store_type;
 
-/* Same as datum_output_add_column, values given as double, stored as `type`. */
+/* Same as datum_output_add_column (the same returns), values given as
+ * double, stored as `type` (any other value: as float64). */
 int datum_output_add_stored_column(datum_output *o, const char *group, const char *name,
                                    uint64_t length, const char *description, datum_store_type type);
 /* Same, int64 values. */
 int datum_output_add_int_column(datum_output *o, const char *group, const char *name,
                                 uint64_t length, const char *description);
 /* Writes values[0..count) at element first of a column (double* for float
- * columns, int64_t* for int columns). */
+ * columns, int64_t* for int columns). DATUM_OK, or recorded: DATUM_E_ARG (no
+ * such column, a range past its length), DATUM_E_NOMEM, DATUM_E_IO "cannot
+ * write PATH (GROUP/NAME)". After an error the output can only be aborted. */
 int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t count,
                        const void *values);
-/* Closes and renames into place. Frees o and sets *o = NULL in any case. */
+/* Writes what is buffered, closes the file and renames it into place.
+ * DATUM_OK, or recorded (nothing left on disk): DATUM_E_NOMEM, DATUM_E_IO
+ * "cannot write PATH (...)". Frees *o and sets it to NULL in any case;
+ * accepts *o == NULL (DATUM_OK). */
 int datum_output_commit(datum_output **o);
-/* Closes and removes the temporary file. Accepts NULL. */
+/* Closes and removes the temporary file, frees *o and sets it to NULL.
+ * Accepts NULL and *o == NULL. */
 void datum_output_abort(datum_output **o);
 
 /* ------------------------------------------------------------------------ */
@@ -329,16 +343,28 @@ void datum_output_abort(datum_output **o);
 
 typedef struct datum_csv_writer datum_csv_writer;
 
-/* Opens PATH.tmp-XXXXXX for writing; "-" writes to standard output. */
+/* Opens PATH.tmp-XXXXXX for writing; "-" writes to standard output. Returns
+ * DATUM_OK with *out the writer (the caller commits or aborts it), or, with
+ * *out NULL and nothing left on disk: DATUM_E_NOMEM, DATUM_E_IO "cannot write
+ * PATH: REASON". */
 int datum_csv_create(datum_ctx *ctx, const char *path, datum_csv_writer **out);
-/* Fields of the current row; the first call of a row writes no separator. */
+/* Fields of the current row; the first call of a row writes no separator.
+ * They return nothing: a write error is kept and reported by
+ * datum_csv_commit. datum_csv_str(w, NULL) is refused: DATUM_E_ARG is
+ * recorded in the context at once, nothing is written, and the commit fails
+ * with it. */
 void datum_csv_str(datum_csv_writer *w, const char *s);   /* quoted if needed */
 void datum_csv_int(datum_csv_writer *w, int64_t v);
 void datum_csv_real(datum_csv_writer *w, double v);       /* shortest round-trip; NaN -> empty */
 void datum_csv_empty(datum_csv_writer *w);
 void datum_csv_end_row(datum_csv_writer *w);
-/* Flushes, closes and renames into place; reports any write error. Frees w. */
+/* Flushes, closes and renames into place. DATUM_OK, or (nothing left on
+ * disk): the DATUM_E_ARG of a refused call, DATUM_E_IO "cannot write PATH:
+ * REASON" (the first write error, or the sync and rename), both recorded.
+ * Frees *w and sets it to NULL in any case; accepts *w == NULL (DATUM_OK). */
 int datum_csv_commit(datum_csv_writer **w);
+/* Closes and removes the temporary file, frees *w and sets it to NULL.
+ * Accepts NULL and *w == NULL. */
 void datum_csv_abort(datum_csv_writer **w);
 
 /* Shortest decimal text that reads back as exactly v ("%.17g" at most).

@@ -25,14 +25,6 @@ MIB = 1 << 20
 # work to enough for every command.
 STEPS_MIB = [0, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 512, 1024, 2048]
 
-# What io/ still does wrong (issue 11, another branch): reported, not failed on, as long as no
-# file is left. Remove once io/ reports its out of memory as such: reading, "damaged archive"
-# (exit 2); writing, "cannot write" (exit 1), and at 90-100 MiB `generate` then dies of SIGSEGV
-# in HDF5 (H5D_close, from the exit handler H5_term_library: datasets left open after the
-# failed close of the archive writer).
-KNOWN_IO = ("damaged archive", "cannot write")
-
-
 def limited(limit):
     def set_limit():
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -100,7 +92,7 @@ def main():
                    capture_output=True)
     start = least_limit(datum)
     limits = [start + step for step in STEPS_MIB]
-    problems, known, summary = [], [], [f"datum starts under {start} MiB"]
+    problems, summary = [], [f"datum starts under {start} MiB"]
     for name, cmd, outputs in commands(archive):
         ok_from, refused = None, 0
         for mib in limits:
@@ -108,15 +100,7 @@ def main():
             os.makedirs(folder)
             p = run_limited(datum, cmd, folder, mib * MIB)
             problem = check(name, mib, p, folder, outputs)
-            # HDF5 closing, see above; under load it can die before the writer's cleanup and
-            # leave a file (reported among the known faults).
-            known_crash = name == "generate" and p.returncode == -11
-            if problem and (known_crash or (any(k in p.stderr for k in KNOWN_IO)
-                                            and not os.listdir(folder))):
-                left = os.listdir(folder)
-                known.append(problem + (f" (left {sorted(left)})" if left else ""))
-                refused += 1
-            elif problem:
+            if problem:
                 problems.append(problem)
             elif p.returncode == 0 and ok_from is None:
                 ok_from = mib
@@ -128,8 +112,6 @@ def main():
         if refused == 0:
             problems.append(f"{name}: no limit was too small: the test saw no out of memory")
     print("\n".join(summary))
-    if known:
-        print("known, in io/ (issue 11):\n" + "\n".join(known))
     if not args.keep:
         shutil.rmtree(top)
     if problems:

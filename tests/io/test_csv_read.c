@@ -2,7 +2,7 @@
  * input rejected by the import with "FILE:LINE: column NAME: ..." and
  * nothing left behind. */
 #include "io_test_util.h"
-#include "io_internal.h"
+#include "io_common.h"
 
 #include <string.h>
 

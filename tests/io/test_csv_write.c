@@ -69,6 +69,27 @@ static void test_abort(void **state)
     free(text);
 }
 
+/* datum_csv_str(w, NULL) is refused: the error recorded at once, the old
+ * file kept, no temporary left. */
+static void test_null_string_refused(void **state)
+{
+    datum_csv_writer *w = NULL;
+    tu_write("out.csv", "old");
+    assert_int_equal(datum_csv_create(tu_ctx, "out.csv", &w), DATUM_OK);
+    datum_csv_str(w, "a");
+    datum_csv_str(w, NULL);
+    assert_int_equal(datum_ctx_code(tu_ctx), DATUM_E_ARG);
+    datum_csv_str(w, "b");
+    datum_csv_end_row(w);
+    int rc = datum_csv_commit(&w);
+    assert_null(w);
+    assert_failure(tu_ctx, rc, DATUM_E_ARG, "cannot write out.csv: a NULL string field");
+    assert_int_equal(tu_count_files(), 1);
+    char *text = tu_read("out.csv", NULL);
+    assert_string_equal(text, "old");
+    free(text);
+}
+
 static void test_failed_commit_removes_temp(void **state)
 {
     datum_csv_writer *w = NULL;
@@ -184,6 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         tu_ctx_test(test_quoting_and_commit),
         tu_ctx_test(test_abort),
+        tu_ctx_test(test_null_string_refused),
         tu_ctx_test(test_failed_commit_removes_temp),
         tu_ctx_test(test_refuses_what_is_not_a_regular_file),
         tu_ctx_test(test_stdout),

@@ -1,9 +1,8 @@
 /* test_pbn.c - the PBN reader through the library API (datum_import_pbn):
  * the warning callback and count, DATUM_W_SCORE, --strict as an error, the
  * FILE:LINE messages of malformed files, ISO-8859-1 names, and every
- * allocation refused in turn (linked with --wrap=calloc/realloc as
- * test_alloc_failure is). The CLI and the real files: tests/e2e/test_pbn.py. */
-#include "alloc_fail.h"
+ * allocation refused in turn (alloc_loop.h). The CLI and the real files: tests/e2e/test_pbn.py. */
+#include "alloc_loop.h"
 #include "io_test_util.h"
 #include "datum_io.h"
 
@@ -251,8 +250,9 @@ static void test_dates(void **state)
     datum_ctx_free(&ctx);
 }
 
-static int alloc_scenario(datum_ctx *ctx)
+static int alloc_scenario(datum_ctx *ctx, void *user)
 {
+    (void)user;
     const char *paths[] = {"m.pbn"};
     return datum_import_pbn(ctx, paths, 1, "m.h5", NULL, NULL);
 }
@@ -264,7 +264,7 @@ static void test_alloc_failure(void **state)
                       "[ScoreTable \"PairId_NS;PairId_EW;Contract;Declarer;Result\"]\n"
                       "1 2 4S N 10\n3 4 A - -\n\n[Board \"2\"]\n"
                       "[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 4 -110\n3 2 140\n");
-    tu_fail_each_allocation(alloc_scenario, 1);
+    alloc_loop_run(alloc_scenario, NULL, 1, ".");
 }
 
 int main(void)

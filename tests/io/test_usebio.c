@@ -2,9 +2,9 @@
  * a Mitchell section, a Howell section, an adjusted line and a teams match
  * read back from the archive, its published points and their kinds too (none
  * in a CSV import); the errors (FILE:LINE, nothing left behind);
- * every allocation of io/ refused in turn (calloc and realloc wrapped at link
- * time, as in test_alloc_failure.c; libxml2's own allocations are not). */
-#include "alloc_fail.h"
+ * every allocation of io/ refused in turn (alloc_loop.h; libxml2's own
+ * allocations are not). */
+#include "alloc_loop.h"
 #include "io_test_util.h"
 #include "datum_io.h"
 
@@ -37,8 +37,9 @@ static const char kGood[] =
     "</EVENT>\n"
     "</USEBIO>\n";
 
-static int import_good(datum_ctx *ctx)
+static int import_good(datum_ctx *ctx, void *user)
 {
+    (void)user;
     const char *paths[] = {"g.xml"};
     return datum_import_usebio(ctx, paths, 1, "a.h5", NULL);
 }
@@ -51,7 +52,7 @@ static void test_good(void **state)
     datum_archive *a = NULL;
     datum_archive_info info;
     assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
-    assert_int_equal(import_good(ctx), DATUM_OK);
+    assert_int_equal(import_good(ctx, NULL), DATUM_OK);
     assert_int_equal(datum_archive_open(ctx, "a.h5", &a), DATUM_OK);
     datum_archive_get_info(a, &info);
     assert_int_equal(info.n_results, 8);
@@ -212,7 +213,7 @@ static void test_alloc_failure(void **state)
 {
     (void)state;
     tu_write("g.xml", kGood);
-    tu_fail_each_allocation(import_good, 1);
+    alloc_loop_run(import_good, NULL, 1, ".");
 }
 
 int main(void)

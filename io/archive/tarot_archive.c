@@ -9,13 +9,12 @@
  * same input gives the same bytes).
  */
 #include "io_internal.h"
-#include "tarot_internal.h"
+#include "tarot_internal.h" /* the CSV side of datum_tarot_import_csv */
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FORMAT "datum-tarot"
 #define DATE_UNITS "days since 1970-01-01"
 
 /* /dict string lists. */
@@ -130,7 +129,7 @@ static int write_content(hid_t file, void *user, const char **what)
                                    (int64_t)d->n_results, (int64_t)d->n_penalties};
     const hid_t attr_type[N_ATTRS] = {H5T_STD_I32LE, H5T_STD_U64LE, H5T_STD_U64LE, H5T_STD_U64LE};
     *what = "attributes";
-    if (io_h5_set_str_attr(file, "format", FORMAT) < 0 ||
+    if (io_h5_set_str_attr(file, "format", io_tarot_archive.format) < 0 ||
         io_h5_set_str_attr(file, "engine_version", datum_version()) < 0)
         return -1;
     for (int i = 0; i < N_ATTRS; i++)
@@ -165,22 +164,36 @@ static int write_content(hid_t file, void *user, const char **what)
     return rc;
 }
 
-int io_tarot_archive_write(datum_ctx *ctx, const char *path, const datum_tarot_data *d,
-                           const datum_write_options *opt)
+typedef struct {
+    const char *path;
+    const datum_write_options *opt; /* checked */
+} archive_target;
+
+/* Writes d (sorted and checked as datum_tarot_data promises; the event
+ * dates are not stored) as a tarot archive at t->path, atomically: the
+ * consumer of io_tarot_read_csv. */
+static int write_archive(datum_ctx *ctx, const datum_tarot_data *d, void *target)
 {
-    datum_write_options o;
-    int rc = io_write_options(ctx, opt, &o);
-    if (rc != DATUM_OK) return rc;
+    const archive_target *t = target;
     uint64_t longest = d->n_etuis + 1;
     if (d->n_results > longest) longest = d->n_results;
     if (d->n_penalties > longest) longest = d->n_penalties;
     if (d->n_players > longest) longest = d->n_players;
     if (d->n_defenses > longest) longest = d->n_defenses;
-    writer w = {d, &o, io_calloc(ctx, longest, sizeof(int64_t))};
+    writer w = {d, t->opt, datum_calloc(ctx, longest, sizeof(int64_t))};
     if (!w.stage) return DATUM_E_NOMEM;
-    rc = io_h5_write_file(ctx, path, write_content, &w);
-    free(w.stage);
+    int rc = io_h5_write_file(ctx, t->path, write_content, &w);
+    datum_free(w.stage);
     return rc;
+}
+
+int datum_tarot_import_csv(datum_ctx *ctx, const datum_tarot_inputs *in, const char *out_path,
+                           const datum_write_options *opt)
+{
+    datum_write_options o;
+    int rc = io_write_options(ctx, opt, &o);
+    archive_target t = {out_path, &o};
+    return rc == DATUM_OK ? io_tarot_read_csv(ctx, in, write_archive, &t) : rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -194,30 +207,17 @@ typedef struct {
     int64_t *tmp; /* room for the longest integer dataset */
 } reader;
 
-/* Records DATUM_E_FORMAT "PATH: damaged tarot archive: WHAT" (fmt a literal). */
-#define damaged(r, fmt, ...)                                                                       \
-    datum_ctx_fail((r)->ctx, DATUM_E_FORMAT, "%s: damaged tarot archive: " fmt, (r)->path,         \
-                   __VA_ARGS__)
+/* Records DATUM_E_FORMAT "PATH: damaged tarot archive: WHAT". */
+#define damaged(r, ...) io_damaged((r)->ctx, (r)->path, &io_tarot_archive, __VA_ARGS__)
 
+/* The format, then the counts. */
 static int check_format(reader *r, int64_t *attr)
 {
-    char *format = NULL;
-    int rc = io_h5_get_str_attr(r->ctx, r->file, "format", &format);
-    if (rc == 1 || (rc == DATUM_OK && strcmp(format, FORMAT) != 0))
-        rc = datum_ctx_fail(r->ctx, DATUM_E_FORMAT, "%s: not a tarot archive%s%s%s", r->path,
-                            format ? " (format \"" : "", format ? format : "",
-                            format ? "\")" : "");
-    free(format);
+    int rc = io_check_format(r->ctx, r->file, r->path, &io_tarot_archive);
     if (rc != DATUM_OK) return rc;
-    for (int i = 0; i < N_ATTRS; i++)
+    for (int i = A_N_ETUIS; i < N_ATTRS; i++)
         if (io_h5_get_int_attr(r->file, kAttrs[i], &attr[i]) < 0)
             return damaged(r, "attribute %s is missing or not an integer", kAttrs[i]);
-    if (attr[A_VERSION] != DATUM_TAROT_ARCHIVE_FORMAT_VERSION)
-        return datum_ctx_fail(r->ctx, DATUM_E_FORMAT,
-                              "%s: tarot archive format version %lld is not supported (this "
-                              "datum reads version %d)",
-                              r->path, (long long)attr[A_VERSION],
-                              DATUM_TAROT_ARCHIVE_FORMAT_VERSION);
     for (int i = A_N_ETUIS; i < N_ATTRS; i++)
         if (attr[i] < 0 || attr[i] > INT32_MAX)
             return damaged(r, "attribute %s = %lld is out of range", kAttrs[i],
@@ -225,29 +225,10 @@ static int check_format(reader *r, int64_t *attr)
     return DATUM_OK;
 }
 
-/* Reads a string list into freshly allocated strings. */
+/* Reads a string list (freed with io_free_dict). */
 static int read_dict(reader *r, int k, uint32_t *n_out, char ***out)
 {
-    const char *name = kDict[k].path;
-    hid_t ds = H5Dopen2(r->file, name, H5P_DEFAULT);
-    uint64_t n = 0;
-    char **h5 = NULL;
-    int rc = DATUM_OK;
-    if (ds < 0) rc = damaged(r, "%s is missing", name);
-    else if (io_h5_length(ds, &n) < 0 || n > INT32_MAX)
-        rc = damaged(r, "%s is not a 1-D dataset of at most 2^31-1 entries", name);
-    else if (!(h5 = io_calloc(r->ctx, n, sizeof *h5)) ||
-             !(*out = io_calloc(r->ctx, n, sizeof **out)))
-        rc = DATUM_E_NOMEM;
-    else if (io_h5_read_strings(ds, n, h5) < 0)
-        rc = damaged(r, "%s is not a readable string dataset", name);
-    for (uint64_t i = 0; rc == DATUM_OK && i < n; i++)
-        if (!((*out)[i] = io_strdup(r->ctx, h5[i] ? h5[i] : ""))) rc = DATUM_E_NOMEM;
-    if (h5) io_h5_free_strings(n, h5);
-    free(h5);
-    if (ds >= 0) H5Dclose(ds);
-    *n_out = (uint32_t)n;
-    return rc;
+    return io_read_dict(r->ctx, r->file, r->path, &io_tarot_archive, kDict[k].path, n_out, out);
 }
 
 /* Identifiers are sorted and distinct (lookups and file names rely on it). */
@@ -288,7 +269,7 @@ static int read_ints(reader *r, int k, uint64_t n, int64_t lo, int64_t hi)
 static int read_i32(reader *r, int k, uint64_t n, int64_t lo, int64_t hi, int32_t **out)
 {
     int rc = read_ints(r, k, n, lo, hi);
-    if (rc == DATUM_OK && !(*out = io_calloc(r->ctx, n, sizeof **out))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(*out = datum_calloc(r->ctx, n, sizeof **out))) rc = DATUM_E_NOMEM;
     for (uint64_t i = 0; rc == DATUM_OK && i < n; i++) (*out)[i] = (int32_t)r->tmp[i];
     return rc;
 }
@@ -296,7 +277,7 @@ static int read_i32(reader *r, int k, uint64_t n, int64_t lo, int64_t hi, int32_
 static int read_u8(reader *r, int k, uint64_t n, int64_t hi, uint8_t **out)
 {
     int rc = read_ints(r, k, n, 0, hi);
-    if (rc == DATUM_OK && !(*out = io_calloc(r->ctx, n, sizeof **out))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(*out = datum_calloc(r->ctx, n, sizeof **out))) rc = DATUM_E_NOMEM;
     for (uint64_t i = 0; rc == DATUM_OK && i < n; i++) (*out)[i] = (uint8_t)r->tmp[i];
     return rc;
 }
@@ -306,7 +287,7 @@ static int read_players(reader *r)
     datum_tarot_data *d = r->d;
     int rc = read_u8(r, I_CLASSEMENT, d->n_players, DATUM_TAROT_CLASS_COUNT - 1, &d->player_class);
     if (rc == DATUM_OK &&
-        !(d->defense_player = io_calloc(r->ctx, 3 * (size_t)d->n_defenses, sizeof(int32_t))))
+        !(d->defense_player = datum_calloc(r->ctx, 3 * (size_t)d->n_defenses, sizeof(int32_t))))
         rc = DATUM_E_NOMEM;
     for (int p = 0; p < 3 && rc == DATUM_OK; p++) {
         rc = read_ints(r, I_PLAYER1 + p, d->n_defenses, 0, (int64_t)d->n_players - 1);
@@ -331,7 +312,7 @@ static int read_etuis(reader *r)
     if (rc == DATUM_OK) rc = read_i32(r, I_ETUI_NUMBER, n, 1, INT32_MAX, &d->etui_number);
     if (rc == DATUM_OK) rc = read_u8(r, I_ETUI_CONTRACT, n, 2, &d->etui_contract);
     if (rc == DATUM_OK) rc = read_ints(r, I_ETUI_OFFSET, n + 1, 0, (int64_t)d->n_results);
-    if (rc == DATUM_OK && !(d->etui_offset = io_calloc(r->ctx, n + 1, sizeof *d->etui_offset)))
+    if (rc == DATUM_OK && !(d->etui_offset = datum_calloc(r->ctx, n + 1, sizeof *d->etui_offset)))
         rc = DATUM_E_NOMEM;
     for (uint64_t e = 0; rc == DATUM_OK && e <= n; e++) {
         d->etui_offset[e] = (uint64_t)r->tmp[e];
@@ -347,7 +328,7 @@ static int read_etuis(reader *r)
     if (rc == DATUM_OK && (d->etui_offset[0] != 0 || d->etui_offset[n] != d->n_results))
         rc = damaged(r, "%s does not run from 0 to n_results", kInts[I_ETUI_OFFSET].path);
     if (rc == DATUM_OK &&
-        !(d->event_etuis = io_calloc(r->ctx, (size_t)d->n_events + 1, sizeof *d->event_etuis)))
+        !(d->event_etuis = datum_calloc(r->ctx, (size_t)d->n_events + 1, sizeof *d->event_etuis)))
         rc = DATUM_E_NOMEM;
     for (uint64_t e = 0; rc == DATUM_OK && e < n; e++) d->event_etuis[d->etui_event[e] + 1]++;
     for (uint32_t v = 0; rc == DATUM_OK && v < d->n_events; v++) {
@@ -376,8 +357,8 @@ static int read_results(reader *r)
                 rc = damaged(r, "result %llu is out of order", (unsigned long long)i);
         }
     if (rc == DATUM_OK &&
-        (!(d->event_first_date = io_calloc(r->ctx, d->n_events, sizeof(int32_t))) ||
-         !(d->event_last_date = io_calloc(r->ctx, d->n_events, sizeof(int32_t)))))
+        (!(d->event_first_date = datum_calloc(r->ctx, d->n_events, sizeof(int32_t))) ||
+         !(d->event_last_date = datum_calloc(r->ctx, d->n_events, sizeof(int32_t)))))
         rc = DATUM_E_NOMEM;
     for (uint32_t v = 0; rc == DATUM_OK && v < d->n_events; v++) {
         uint64_t first = d->etui_offset[d->event_etuis[v]];
@@ -410,7 +391,7 @@ static int read_penalties(reader *r)
     if (rc == DATUM_OK && ds < 0) rc = damaged(r, "%s is missing", kPenaltyPm.path);
     else if (rc == DATUM_OK && (io_h5_length(ds, &len) < 0 || len != n))
         rc = damaged(r, "%s is not a 1-D dataset of n_penalties elements", kPenaltyPm.path);
-    else if (rc == DATUM_OK && !(d->penalty_pm = io_calloc(r->ctx, n, sizeof *d->penalty_pm)))
+    else if (rc == DATUM_OK && !(d->penalty_pm = datum_calloc(r->ctx, n, sizeof *d->penalty_pm)))
         rc = DATUM_E_NOMEM;
     else if (rc == DATUM_OK && io_h5_read_range(ds, H5T_NATIVE_DOUBLE, 0, n, d->penalty_pm) < 0)
         rc = damaged(r, "cannot read %s", kPenaltyPm.path);
@@ -423,10 +404,10 @@ static int read_penalties(reader *r)
 
 int datum_tarot_archive_read(datum_ctx *ctx, const char *path, datum_tarot_data **out)
 {
-    reader r = {ctx, path, H5I_INVALID_HID, io_calloc(ctx, 1, sizeof(datum_tarot_data)), NULL};
+    reader r = {ctx, path, H5I_INVALID_HID, datum_calloc(ctx, 1, sizeof(datum_tarot_data)), NULL};
     datum_tarot_data *d = r.d;
     int64_t attr[N_ATTRS];
-    uint32_t n_codes;
+    uint32_t n_codes = 0;
     char **codes = NULL;
     *out = NULL;
     if (!d) return DATUM_E_NOMEM;
@@ -454,41 +435,34 @@ int datum_tarot_archive_read(datum_ctx *ctx, const char *path, datum_tarot_data 
         const uint64_t other[] = {d->n_results, d->n_penalties, d->n_players, d->n_defenses};
         for (size_t i = 0; i < sizeof other / sizeof *other; i++)
             if (other[i] > longest) longest = other[i];
-        if (!(r.tmp = io_calloc(ctx, longest, sizeof *r.tmp))) rc = DATUM_E_NOMEM;
+        if (!(r.tmp = datum_calloc(ctx, longest, sizeof *r.tmp))) rc = DATUM_E_NOMEM;
     }
     if (rc == DATUM_OK) rc = read_players(&r);
     if (rc == DATUM_OK) rc = read_etuis(&r);
     if (rc == DATUM_OK) rc = read_results(&r);
     if (rc == DATUM_OK) rc = read_penalties(&r);
-    for (uint32_t c = 0; codes && c < n_codes; c++) free(codes[c]);
-    free(codes);
-    free(r.tmp);
-    if (r.file >= 0) H5Fclose(r.file);
+    io_free_dict(codes, n_codes);
+    datum_free(r.tmp);
+    if (r.file >= 0) io_h5_close_file(r.file);
     if (rc == DATUM_OK) *out = d;
     else datum_tarot_data_free(&d);
     return rc;
-}
-
-static void free_strings(char **s, uint32_t n)
-{
-    for (uint32_t i = 0; s && i < n; i++) free(s[i]);
-    free(s);
 }
 
 void datum_tarot_data_free(datum_tarot_data **dp)
 {
     if (!dp || !*dp) return;
     datum_tarot_data *d = *dp;
-    free_strings(d->event, d->n_events);
-    free_strings(d->player, d->n_players);
-    free_strings(d->defense, d->n_defenses);
+    io_free_dict(d->event, d->n_events);
+    io_free_dict(d->player, d->n_players);
+    io_free_dict(d->defense, d->n_defenses);
     void *arrays[] = {d->event_etuis,     d->event_first_date, d->event_last_date,
                       d->player_class,    d->defense_player,   d->etui_event,
                       d->etui_number,     d->etui_contract,    d->etui_offset,
                       d->result_position, d->result_attacker,  d->result_defense,
                       d->result_score,    d->result_date,      d->penalty_event,
                       d->penalty_side,    d->penalty_id,       d->penalty_pm};
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
-    free(d);
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) datum_free(arrays[i]);
+    datum_free(d);
     *dp = NULL;
 }

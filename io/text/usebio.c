@@ -2,7 +2,8 @@
  * usebio.c - USEBIO 1.2 XML results (the EBU/ABF interchange format) into an
  * archive, through the row checks and ordering of import.c. Each file is
  * parsed whole with libxml2 (no network, no DTD, no entity expansion), its
- * TRAVELLER_LINEs turned into rows, then handed to io_import_rows.
+ * TRAVELLER_LINEs turned into rows: a row source (io_usebio_open) that
+ * archive/import.c turns into an archive.
  *
  * Names (docs/cli.md "USEBIO"): event = "DESCRIPTION YYYY-MM-DD"; section =
  * "SESSION_ID/SECTION_ID" ("1" and "-" when absent); pair = "EVENT/SECTION_ID/
@@ -13,7 +14,7 @@
  * program published per line (NS/EW_*_POINTS) go with the row into the
  * archive's published columns.
  */
-#include "io_internal.h"
+#include "io_common.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -178,15 +179,15 @@ static int points_kind(const char *name, const char *side, char *kind)
 static char *joined(datum_ctx *ctx, const char *a, const char *sep, const char *b)
 {
     size_t na = strlen(a), ns = strlen(sep), nb = strlen(b);
-    char *s = io_calloc(ctx, na + ns + nb + 1, 1);
+    char *s = datum_calloc(ctx, na + ns + nb + 1, 1);
     if (s) memcpy(s, a, na), memcpy(s + na, sep, ns), memcpy(s + na + ns, b, nb + 1);
     return s;
 }
 
 static void urow_free(urow *r)
 {
-    free(r->event), free(r->section), free(r->ns_pair), free(r->ew_pair);
-    free(r->ns_team), free(r->ew_team), free(r->match);
+    datum_free(r->event), datum_free(r->section), datum_free(r->ns_pair), datum_free(r->ew_pair);
+    datum_free(r->ns_team), datum_free(r->ew_team), datum_free(r->match);
 }
 
 /* The pair names of a line: NS/EW_PAIR_NUMBER, or for an individual the
@@ -278,7 +279,7 @@ static int line_points(usebio_file *f, const xmlNode *n, const char *event_type,
 static int add_line(usebio_file *f, const xmlNode *n, const place *at)
 {
     char ns[TEXT_MAX], ew[TEXT_MAX], section_id[sizeof at->event + TEXT_MAX + 2];
-    int rc = io_reserve(f->ctx, &f->rows, &f->rows_cap, f->n_rows + 1, sizeof *f->rows);
+    int rc = datum_reserve(f->ctx, &f->rows, &f->rows_cap, f->n_rows + 1, sizeof *f->rows);
     if (rc != DATUM_OK) return rc;
     if (at->board == 0) return fail_at(f, n, "outside a BOARD with a BOARD_NUMBER", NULL);
     if (!at->event[0]) return fail_at(f, n, "outside an EVENT", NULL);
@@ -293,9 +294,9 @@ static int add_line(usebio_file *f, const xmlNode *n, const place *at)
     if ((rc = line_points(f, n, at->event_type, r)) != DATUM_OK) return rc;
     /* The table: the line's rank on its board. */
     size_t old_cap = f->tables_cap;
-    rc = io_reserve(f->ctx, &f->tables, &f->tables_cap, (size_t)at->board + 1, sizeof *f->tables);
+    rc = datum_reserve(f->ctx, &f->tables, &f->tables_cap, (size_t)at->board + 1, sizeof *f->tables);
     if (rc != DATUM_OK) return rc;
-    if (f->tables_cap > old_cap) /* io_reserve leaves the new room uninitialised */
+    if (f->tables_cap > old_cap) /* datum_reserve leaves the new room uninitialised */
         memset(f->tables + old_cap, 0, (f->tables_cap - old_cap) * sizeof *f->tables);
     r->table = ++f->tables[at->board];
     snprintf(section_id, sizeof section_id, "%s/%s", at->event, at->section[0] ? at->section : "-");
@@ -303,7 +304,7 @@ static int add_line(usebio_file *f, const xmlNode *n, const place *at)
     snprintf(sec, sizeof sec, "%s/%s", at->session[0] ? at->session : "1",
              at->section[0] ? at->section : "-");
     f->n_rows++; /* owned from here: freed with the file even if incomplete */
-    if (!(r->event = io_strdup(f->ctx, at->event)) || !(r->section = io_strdup(f->ctx, sec)) ||
+    if (!(r->event = datum_strdup(f->ctx, at->event)) || !(r->section = datum_strdup(f->ctx, sec)) ||
         !(r->ns_pair = joined(f->ctx, section_id, "/", ns)) ||
         !(r->ew_pair = joined(f->ctx, section_id, "/", ew)))
         return DATUM_E_NOMEM;
@@ -455,9 +456,9 @@ static void usebio_close(void *self)
     usebio_file *f = self;
     if (!f) return;
     for (size_t i = 0; i < f->n_rows; i++) urow_free(&f->rows[i]);
-    free(f->rows);
-    free(f->tables);
-    free(f);
+    datum_free(f->rows);
+    datum_free(f->tables);
+    datum_free(f);
 }
 
 static int usebio_next(void *self, io_result_row *row)
@@ -484,10 +485,12 @@ static int usebio_next(void *self, io_result_row *row)
     return 1;
 }
 
-static int usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
+int io_usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
 {
     (void)arg;
-    usebio_file *f = io_calloc(ctx, 1, sizeof *f);
+    xmlInitParser(); /* idempotent */
+    xmlSetGenericErrorFunc(NULL, ignore_xml_message);
+    usebio_file *f = datum_calloc(ctx, 1, sizeof *f);
     if (!f) return DATUM_E_NOMEM;
     f->ctx = ctx;
     f->path = path;
@@ -499,12 +502,4 @@ static int usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_sourc
     *src = (io_row_source){f,           usebio_next,  usebio_close, f->has_adjusted,
                            f->has_teams, f->has_published};
     return DATUM_OK;
-}
-
-int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                        const char *out_path, const datum_write_options *opt)
-{
-    xmlInitParser();
-    xmlSetGenericErrorFunc(NULL, ignore_xml_message);
-    return io_import_rows(ctx, paths, n_paths, usebio_open, NULL, out_path, opt);
 }

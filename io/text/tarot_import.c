@@ -1,6 +1,6 @@
 /*
  * tarot_import.c - the CSV files of a tarot Attaque-Défense tournament
- * (formats.md "In: tarot Attaque-Défense") into a tarot archive: players,
+ * (formats.md "In: tarot Attaque-Défense") read for a tarot archive: players,
  * defenses, results and penalties, each row validated, then the checks that
  * need all rows (a position, attacker or defense twice in an étui, an étui
  * with two contracts), in an order that depends only on the set of rows.
@@ -112,7 +112,7 @@ static int copy_text(importer *im, io_csv *c, size_t col, char **out)
 {
     const char *s;
     int rc = io_csv_text(c, col, 0, &s);
-    if (rc == DATUM_OK && !(*out = io_strdup(im->ctx, s))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(*out = datum_strdup(im->ctx, s))) rc = DATUM_E_NOMEM;
     return rc;
 }
 
@@ -139,7 +139,7 @@ static const char *const kDefenseCols[] = {"defense", "player1", "player2", "pla
 
 static int player_row(importer *im, io_csv *c, const size_t *col)
 {
-    int rc = io_reserve(im->ctx, &im->players, &im->players_cap, im->n_players + 1,
+    int rc = datum_reserve(im->ctx, &im->players, &im->players_cap, im->n_players + 1,
                         sizeof *im->players);
     if (rc != DATUM_OK) return rc;
     player_rec *p = &im->players[im->n_players];
@@ -160,7 +160,7 @@ static int player_row(importer *im, io_csv *c, const size_t *col)
 
 static int defense_row(importer *im, io_csv *c, const size_t *col)
 {
-    int rc = io_reserve(im->ctx, &im->defenses, &im->defenses_cap, im->n_defenses + 1,
+    int rc = datum_reserve(im->ctx, &im->defenses, &im->defenses_cap, im->n_defenses + 1,
                         sizeof *im->defenses);
     if (rc != DATUM_OK) return rc;
     defense_rec *d = &im->defenses[im->n_defenses];
@@ -213,10 +213,10 @@ static int intern_event(importer *im, const char *name, uint32_t *id)
             *id = i;
             return DATUM_OK;
         }
-    int rc = io_reserve(im->ctx, &im->events, &im->events_cap, (size_t)im->n_events + 1,
+    int rc = datum_reserve(im->ctx, &im->events, &im->events_cap, (size_t)im->n_events + 1,
                         sizeof *im->events);
     if (rc != DATUM_OK) return rc;
-    if (!(im->events[im->n_events] = io_strdup(im->ctx, name))) return DATUM_E_NOMEM;
+    if (!(im->events[im->n_events] = datum_strdup(im->ctx, name))) return DATUM_E_NOMEM;
     *id = im->n_events++;
     return DATUM_OK;
 }
@@ -226,7 +226,7 @@ static int result_row(importer *im, io_csv *c, const size_t *col)
 {
     const char *event, *s;
     char q[64];
-    int rc = io_reserve(im->ctx, &im->results, &im->results_cap, im->n_results + 1,
+    int rc = datum_reserve(im->ctx, &im->results, &im->results_cap, im->n_results + 1,
                         sizeof *im->results);
     if (rc != DATUM_OK) return rc;
     result_rec *r = &im->results[im->n_results];
@@ -291,9 +291,9 @@ static int compare_results(const void *x, const void *y)
 /* Gives the events their rank among the sorted names and sorts the rows. */
 static int sort_results(importer *im)
 {
-    char **by_id = io_calloc(im->ctx, im->n_events, sizeof *by_id);
-    uint32_t *rank = io_calloc(im->ctx, im->n_events, sizeof *rank);
-    im->event_results = io_calloc(im->ctx, (size_t)im->n_events + 1, sizeof *im->event_results);
+    char **by_id = datum_calloc(im->ctx, im->n_events, sizeof *by_id);
+    uint32_t *rank = datum_calloc(im->ctx, im->n_events, sizeof *rank);
+    im->event_results = datum_calloc(im->ctx, (size_t)im->n_events + 1, sizeof *im->event_results);
     int rc = by_id && rank && im->event_results ? DATUM_OK : DATUM_E_NOMEM;
     if (rc == DATUM_OK) {
         memcpy(by_id, im->events, im->n_events * sizeof *by_id);
@@ -310,8 +310,8 @@ static int sort_results(importer *im)
             im->event_results[e + 1] += im->event_results[e];
         qsort(im->results, im->n_results, sizeof *im->results, compare_results);
     }
-    free(by_id);
-    free(rank);
+    datum_free(by_id);
+    datum_free(rank);
     return rc;
 }
 
@@ -384,11 +384,11 @@ static int check_etuis(importer *im)
                                     path, (unsigned long long)first->line);
         }
         if (rc == DATUM_OK)
-            rc = io_reserve(im->ctx, &seats, &seats_cap, end - begin, sizeof *seats);
+            rc = datum_reserve(im->ctx, &seats, &seats_cap, end - begin, sizeof *seats);
         if (rc == DATUM_OK) rc = check_sides(im, first, end - begin, 1, seats);
         if (rc == DATUM_OK) rc = check_sides(im, first, end - begin, 0, seats);
     }
-    free(seats);
+    datum_free(seats);
     return rc;
 }
 
@@ -427,7 +427,7 @@ static int penalty_row(importer *im, io_csv *c, const size_t *col)
     static const char *const kSides[2] = {"attack", "defense"};
     const char *s;
     char q[64];
-    int rc = io_reserve(im->ctx, &im->penalties, &im->penalties_cap, im->n_penalties + 1,
+    int rc = datum_reserve(im->ctx, &im->penalties, &im->penalties_cap, im->n_penalties + 1,
                         sizeof *im->penalties);
     if (rc != DATUM_OK) return rc;
     penalty_rec *p = &im->penalties[im->n_penalties];
@@ -480,8 +480,8 @@ static int compare_penalties(const void *x, const void *y)
 /* The archive                                                              */
 
 /* Lays the sorted tables out as datum_tarot_data (arrays in *d, owned by
- * the caller; the strings stay the importer's) and writes them. */
-static int write_archive(importer *im, const char *out_path, const datum_write_options *opt)
+ * the caller; the strings stay the importer's) and hands them to consume. */
+static int lay_out(importer *im, io_tarot_consumer consume, void *user)
 {
     datum_tarot_data d = {.n_events = im->n_events,
                           .n_players = (uint32_t)im->n_players,
@@ -495,23 +495,23 @@ static int write_archive(importer *im, const char *out_path, const datum_write_o
                    im->results[i].etui != im->results[i - 1].etui;
     d.n_etuis = n_etuis;
     datum_ctx *ctx = im->ctx;
-    d.player = io_calloc(ctx, im->n_players, sizeof *d.player);
-    d.player_class = io_calloc(ctx, im->n_players, 1);
-    d.defense = io_calloc(ctx, im->n_defenses, sizeof *d.defense);
-    d.defense_player = io_calloc(ctx, 3 * im->n_defenses, sizeof *d.defense_player);
-    d.etui_event = io_calloc(ctx, n_etuis, sizeof *d.etui_event);
-    d.etui_number = io_calloc(ctx, n_etuis, sizeof *d.etui_number);
-    d.etui_contract = io_calloc(ctx, n_etuis, 1);
-    d.etui_offset = io_calloc(ctx, n_etuis + 1, sizeof *d.etui_offset);
-    d.result_position = io_calloc(ctx, nr, sizeof(int32_t));
-    d.result_attacker = io_calloc(ctx, nr, sizeof(int32_t));
-    d.result_defense = io_calloc(ctx, nr, sizeof(int32_t));
-    d.result_score = io_calloc(ctx, nr, sizeof(int32_t));
-    d.result_date = io_calloc(ctx, nr, sizeof(int32_t));
-    d.penalty_event = io_calloc(ctx, np, sizeof(int32_t));
-    d.penalty_side = io_calloc(ctx, np, 1);
-    d.penalty_id = io_calloc(ctx, np, sizeof(int32_t));
-    d.penalty_pm = io_calloc(ctx, np, sizeof(double));
+    d.player = datum_calloc(ctx, im->n_players, sizeof *d.player);
+    d.player_class = datum_calloc(ctx, im->n_players, 1);
+    d.defense = datum_calloc(ctx, im->n_defenses, sizeof *d.defense);
+    d.defense_player = datum_calloc(ctx, 3 * im->n_defenses, sizeof *d.defense_player);
+    d.etui_event = datum_calloc(ctx, n_etuis, sizeof *d.etui_event);
+    d.etui_number = datum_calloc(ctx, n_etuis, sizeof *d.etui_number);
+    d.etui_contract = datum_calloc(ctx, n_etuis, 1);
+    d.etui_offset = datum_calloc(ctx, n_etuis + 1, sizeof *d.etui_offset);
+    d.result_position = datum_calloc(ctx, nr, sizeof(int32_t));
+    d.result_attacker = datum_calloc(ctx, nr, sizeof(int32_t));
+    d.result_defense = datum_calloc(ctx, nr, sizeof(int32_t));
+    d.result_score = datum_calloc(ctx, nr, sizeof(int32_t));
+    d.result_date = datum_calloc(ctx, nr, sizeof(int32_t));
+    d.penalty_event = datum_calloc(ctx, np, sizeof(int32_t));
+    d.penalty_side = datum_calloc(ctx, np, 1);
+    d.penalty_id = datum_calloc(ctx, np, sizeof(int32_t));
+    d.penalty_pm = datum_calloc(ctx, np, sizeof(double));
     void *arrays[] = {d.player,          d.player_class,    d.defense,        d.defense_player,
                       d.etui_event,      d.etui_number,     d.etui_contract,  d.etui_offset,
                       d.result_position, d.result_attacker, d.result_defense, d.result_score,
@@ -551,19 +551,18 @@ static int write_archive(importer *im, const char *out_path, const datum_write_o
             d.penalty_id[i] = p->id;
             d.penalty_pm[i] = p->pm;
         }
-        rc = io_tarot_archive_write(ctx, out_path, &d, opt);
+        rc = consume(ctx, &d, user);
     }
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) datum_free(arrays[i]);
     return rc;
 }
 
-int datum_tarot_import_csv(datum_ctx *ctx, const datum_tarot_inputs *in, const char *out_path,
-                           const datum_write_options *opt)
+int io_tarot_read_csv(datum_ctx *ctx, const datum_tarot_inputs *in, io_tarot_consumer consume,
+                      void *user)
 {
     importer im = {.ctx = ctx, .in = in};
-    datum_write_options o;
-    int rc = io_write_options(ctx, opt, &o);
-    if (rc == DATUM_OK && (!in || !in->results || !in->players || !in->defenses))
+    int rc = DATUM_OK;
+    if ((!in || !in->results || !in->players || !in->defenses))
         rc = datum_ctx_fail(ctx, DATUM_E_ARG,
                             "the results, players and defenses files are required");
     if (rc == DATUM_OK) rc = read_players_and_defenses(&im);
@@ -574,16 +573,16 @@ int datum_tarot_import_csv(datum_ctx *ctx, const datum_tarot_inputs *in, const c
     if (rc == DATUM_OK) {
         if (im.n_penalties > 0) /* qsort wants a table, even of nothing */
             qsort(im.penalties, im.n_penalties, sizeof *im.penalties, compare_penalties);
-        rc = write_archive(&im, out_path, &o);
+        rc = lay_out(&im, consume, user);
     }
-    for (size_t i = 0; i < im.n_players; i++) free(im.players[i].h.id);
-    for (size_t i = 0; i < im.n_defenses; i++) free(im.defenses[i].h.id);
-    for (uint32_t i = 0; i < im.n_events; i++) free(im.events[i]);
-    free(im.players);
-    free(im.defenses);
-    free(im.events);
-    free(im.event_results);
-    free(im.results);
-    free(im.penalties);
+    for (size_t i = 0; i < im.n_players; i++) datum_free(im.players[i].h.id);
+    for (size_t i = 0; i < im.n_defenses; i++) datum_free(im.defenses[i].h.id);
+    for (uint32_t i = 0; i < im.n_events; i++) datum_free(im.events[i]);
+    datum_free(im.players);
+    datum_free(im.defenses);
+    datum_free(im.events);
+    datum_free(im.event_results);
+    datum_free(im.results);
+    datum_free(im.penalties);
     return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * io_common.h - the HDF5-free internals of io/: allocation, errors, write
+ * io_common.h - the HDF5-free internals of io/: errors, write
  * options, atomic files, text and dates (common.c) and the results CSV reader
  * (csv_read.c). Not public; the text-format files include it, not hdf5.h.
  */
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "datum_alloc.h" /* the one allocator: datum_malloc, datum_calloc, ... */
 #include "datum_io.h"
 #include "datum_text.h"
 
@@ -17,12 +18,6 @@
 /* ------------------------------------------------------------------------ */
 /* common.c                                                                 */
 
-/* calloc of n elements with overflow check; records DATUM_E_NOMEM. */
-void *io_calloc(datum_ctx *ctx, size_t n, size_t size);
-/* Makes *p hold at least `need` elements of `size` bytes (capacity doubles).
- * Returns DATUM_OK or DATUM_E_NOMEM (recorded; *p is unchanged). */
-int io_reserve(datum_ctx *ctx, void *p, size_t *cap, size_t need, size_t size);
-char *io_strdup(datum_ctx *ctx, const char *s);
 /* Records `code` with the message "MESSAGE: strerror(err)". */
 int io_fail_errno(datum_ctx *ctx, int code, int err, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -76,7 +71,7 @@ int io_results_next(io_results_reader *r, io_result_row *row);
 void io_results_close(io_results_reader **r);
 
 /* ------------------------------------------------------------------------ */
-/* import.c: any source of result rows into an archive                      */
+/* Row sources: any input format as a stream of result rows                */
 
 /* An opened input file as a stream of validated rows (the CSV reader above,
  * or usebio.c). next: 1 with a row (strings valid until the next call), 0 at
@@ -88,15 +83,15 @@ typedef struct {
     int has_adjusted, has_teams, has_published;
 } io_row_source;
 
-/* Opens path as a source; arg is the one given to io_import_rows. */
+/* Opens path as a source; arg is the one given to the importer. */
 typedef int (*io_row_source_open)(datum_ctx *ctx, const char *path, void *arg,
                                   io_row_source *src);
 
-/* Reads every file through open, sorts and checks the rows as
- * datum_import_csv does (formats.md) and writes the archive out_path. */
-int io_import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                   io_row_source_open open, void *arg, const char *out_path,
-                   const datum_write_options *opt);
+/* The row sources of the other formats: a PBN file (pbn.c; arg is the
+ * datum_pbn_options, whose n_computed it counts up) and a USEBIO XML file
+ * (usebio.c; arg unused). */
+int io_pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src);
+int io_usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src);
 
 /* ------------------------------------------------------------------------ */
 /* csv_read.c: any UTF-8 CSV file with a header row (RFC 4180 quoting)      */

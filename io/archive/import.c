@@ -1,6 +1,6 @@
 /*
- * import.c - results into an archive (CSV here; USEBIO through the same
- * io_import_rows, io/usebio.c): read and validate every row, give
+ * import.c - results into an archive (CSV, PBN and USEBIO: the text side's
+ * row sources, io/text/): read and validate every row, give
  * the names dictionary indices in byte order and the rows the order (event,
  * section, board, table), so that the archive depends only on the set of
  * rows, never on their order in the files; then check the fields and hand
@@ -48,9 +48,9 @@ static int dict_grow_table(datum_ctx *ctx, dict *d)
 {
     if ((size_t)d->n + 1 <= d->n_slots / 2) return DATUM_OK;
     size_t n_slots = d->n_slots ? d->n_slots * 2 : 64;
-    uint32_t *slot = io_calloc(ctx, n_slots, sizeof *slot);
+    uint32_t *slot = datum_calloc(ctx, n_slots, sizeof *slot);
     if (!slot) return DATUM_E_NOMEM;
-    free(d->slot);
+    datum_free(d->slot);
     d->slot = slot;
     d->n_slots = n_slots;
     for (uint32_t id = 0; id < d->n; id++) dict_place(d, id);
@@ -70,8 +70,8 @@ static int dict_intern(datum_ctx *ctx, dict *d, const char *s, uint32_t *id)
         }
     if (d->n == INT32_MAX)
         return datum_ctx_fail(ctx, DATUM_E_INPUT, "more than 2^31-1 distinct names");
-    if ((rc = io_reserve(ctx, &d->bytes, &d->bytes_cap, d->len + len, 1)) != DATUM_OK) return rc;
-    rc = io_reserve(ctx, &d->start, &d->start_cap, (size_t)d->n + 1, sizeof *d->start);
+    if ((rc = datum_reserve(ctx, &d->bytes, &d->bytes_cap, d->len + len, 1)) != DATUM_OK) return rc;
+    rc = datum_reserve(ctx, &d->start, &d->start_cap, (size_t)d->n + 1, sizeof *d->start);
     if (rc != DATUM_OK) return rc;
     memcpy(d->bytes + d->len, s, len);
     d->start[d->n] = d->len;
@@ -94,9 +94,9 @@ static int compare_named(const void *x, const void *y)
 /* Fills d->sorted and d->rank. */
 static int dict_sort(datum_ctx *ctx, dict *d)
 {
-    named *order = io_calloc(ctx, d->n, sizeof *order);
-    d->sorted = io_calloc(ctx, d->n, sizeof *d->sorted);
-    d->rank = io_calloc(ctx, d->n, sizeof *d->rank);
+    named *order = datum_calloc(ctx, d->n, sizeof *order);
+    d->sorted = datum_calloc(ctx, d->n, sizeof *d->sorted);
+    d->rank = datum_calloc(ctx, d->n, sizeof *d->rank);
     int rc = order && d->sorted && d->rank ? DATUM_OK : DATUM_E_NOMEM;
     if (rc == DATUM_OK) {
         for (uint32_t id = 0; id < d->n; id++) order[id] = (named){d->bytes + d->start[id], id};
@@ -106,17 +106,17 @@ static int dict_sort(datum_ctx *ctx, dict *d)
             d->rank[order[r].id] = r;
         }
     }
-    free(order);
+    datum_free(order);
     return rc;
 }
 
 static void dict_free(dict *d)
 {
-    free(d->bytes);
-    free(d->start);
-    free(d->slot);
-    free(d->sorted);
-    free(d->rank);
+    datum_free(d->bytes);
+    datum_free(d->start);
+    datum_free(d->slot);
+    datum_free(d->sorted);
+    datum_free(d->rank);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -161,7 +161,7 @@ static int keep_published(importer *im, row *r, const io_result_row *in)
     if (im->n_published == NO_PUBLISHED)
         return datum_ctx_fail(im->ctx, DATUM_E_INPUT, "more than 2^32-1 results with published "
                                                       "figures");
-    int rc = io_reserve(im->ctx, &im->published, &im->published_cap, im->n_published + 1,
+    int rc = datum_reserve(im->ctx, &im->published, &im->published_cap, im->n_published + 1,
                         sizeof *im->published);
     if (rc != DATUM_OK) return rc;
     im->published[im->n_published] =
@@ -180,7 +180,7 @@ static int read_file(importer *im, uint32_t file, io_row_source_open open, void 
     if (rc == DATUM_OK && src.has_published) im->has_published = 1;
     while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) {
         dict *d = im->dict;
-        rc = io_reserve(im->ctx, &im->rows, &im->rows_cap, im->n_rows + 1, sizeof *im->rows);
+        rc = datum_reserve(im->ctx, &im->rows, &im->rows_cap, im->n_rows + 1, sizeof *im->rows);
         if (rc != DATUM_OK) break;
         row *r = &im->rows[im->n_rows];
         if ((rc = dict_intern(im->ctx, &d[IO_D_EVENTS], in.event, &r->event)) != DATUM_OK ||
@@ -415,19 +415,19 @@ static int check_fields(importer *im)
     seat *seats = NULL;
     size_t seats_cap = 0;
     int rc = DATUM_OK;
-    if (!(im->offset = io_calloc(im->ctx, im->n_rows + 1, sizeof *im->offset))) rc = DATUM_E_NOMEM;
+    if (!(im->offset = datum_calloc(im->ctx, im->n_rows + 1, sizeof *im->offset))) rc = DATUM_E_NOMEM;
     for (size_t begin = 0, end; rc == DATUM_OK && begin < im->n_rows; begin = end) {
         const row *field = im->rows + begin;
         for (end = begin + 1; end < im->n_rows && same_field(field, &im->rows[end]);) end++;
         im->offset[im->n_fields++] = begin;
         rc = check_tables(im, field, end - begin);
         if (rc == DATUM_OK)
-            rc = io_reserve(im->ctx, &seats, &seats_cap, 2 * (end - begin), sizeof *seats);
+            rc = datum_reserve(im->ctx, &seats, &seats_cap, 2 * (end - begin), sizeof *seats);
         if (rc == DATUM_OK) rc = check_pairs(im, field, end - begin, seats);
         if (rc == DATUM_OK) rc = check_teams(im, field, end - begin, seats);
     }
     if (rc == DATUM_OK) im->offset[im->n_fields] = im->n_rows;
-    free(seats);
+    datum_free(seats);
     return rc;
 }
 
@@ -449,15 +449,15 @@ static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
 {
     int32_t **row32[] = {&b->board, &b->table,   &b->ns_pair, &b->ew_pair, &b->ns_score,
                          &b->date,  &b->ns_team, &b->ew_team, &b->match};
-    int ok = (b->offset = io_calloc(ctx, rows + 1, sizeof *b->offset)) &&
-             (b->event = io_calloc(ctx, rows, sizeof *b->event)) &&
-             (b->section = io_calloc(ctx, rows, sizeof *b->section)) &&
-             (b->adjusted = io_calloc(ctx, rows, sizeof *b->adjusted)) &&
-             (b->published_method = io_calloc(ctx, rows, sizeof *b->published_method)) &&
-             (b->published_ns = io_calloc(ctx, rows, sizeof *b->published_ns)) &&
-             (b->published_ew = io_calloc(ctx, rows, sizeof *b->published_ew));
+    int ok = (b->offset = datum_calloc(ctx, rows + 1, sizeof *b->offset)) &&
+             (b->event = datum_calloc(ctx, rows, sizeof *b->event)) &&
+             (b->section = datum_calloc(ctx, rows, sizeof *b->section)) &&
+             (b->adjusted = datum_calloc(ctx, rows, sizeof *b->adjusted)) &&
+             (b->published_method = datum_calloc(ctx, rows, sizeof *b->published_method)) &&
+             (b->published_ns = datum_calloc(ctx, rows, sizeof *b->published_ns)) &&
+             (b->published_ew = datum_calloc(ctx, rows, sizeof *b->published_ew));
     for (size_t k = 0; ok && k < sizeof row32 / sizeof *row32; k++)
-        ok = (*row32[k] = io_calloc(ctx, rows, sizeof **row32[k])) != NULL;
+        ok = (*row32[k] = datum_calloc(ctx, rows, sizeof **row32[k])) != NULL;
     return ok ? DATUM_OK : DATUM_E_NOMEM;
 }
 
@@ -467,7 +467,7 @@ static void batch_free(batch *b)
                    b->ns_pair, b->ew_pair, b->ns_score, b->date,    b->ns_team,
                    b->ew_team, b->match,   b->adjusted, b->published_method,
                    b->published_ns, b->published_ew};
-    for (size_t k = 0; k < sizeof all / sizeof *all; k++) free(all[k]);
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++) datum_free(all[k]);
 }
 
 /* Fields f0..f1-1 as a chunk for the writer. */
@@ -571,9 +571,9 @@ static int write_archive(importer *im, const char *path, const datum_write_optio
     return rc;
 }
 
-int io_import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                   io_row_source_open open, void *arg, const char *out_path,
-                   const datum_write_options *opt)
+static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                       io_row_source_open open, void *arg, const char *out_path,
+                       const datum_write_options *opt)
 {
     importer im = {.ctx = ctx, .paths = paths};
     datum_write_options o;
@@ -589,14 +589,32 @@ int io_import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     if (rc == DATUM_OK) rc = check_fields(&im);
     if (rc == DATUM_OK) rc = write_archive(&im, out_path, &o);
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
-    free(im.rows);
-    free(im.offset);
-    free(im.published);
+    datum_free(im.rows);
+    datum_free(im.offset);
+    datum_free(im.published);
     return rc;
 }
 
 int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
                      const char *out_path, const datum_write_options *opt)
 {
-    return io_import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt);
+    return import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt);
+}
+
+int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                     const char *out_path, datum_pbn_options *po, const datum_write_options *opt)
+{
+    datum_pbn_options defaults = DATUM_PBN_OPTIONS_INIT;
+    if (!po) po = &defaults;
+    po->n_computed = 0;
+    uint64_t warnings = datum_ctx_warnings(ctx);
+    int rc = import_rows(ctx, paths, n_paths, io_pbn_open, po, out_path, opt);
+    if (rc == DATUM_OK && datum_ctx_warnings(ctx) > warnings) rc = DATUM_W_SCORE;
+    return rc;
+}
+
+int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                        const char *out_path, const datum_write_options *opt)
+{
+    return import_rows(ctx, paths, n_paths, io_usebio_open, NULL, out_path, opt);
 }

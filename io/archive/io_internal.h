@@ -11,11 +11,12 @@
 #define DATUM_IO_INTERNAL_H
 
 #include <hdf5.h>
+#include <stdarg.h>
 
 #include "io_common.h"
 
 /* ------------------------------------------------------------------------ */
-/* archive.c: the layout of format version 1, shared by writer and reader   */
+/* layout.c: the layout of format version 1, shared by writer and reader    */
 
 typedef struct {
     const char *path;        /* from the root, e.g. "results/table" */
@@ -94,27 +95,86 @@ typedef struct {
     int has_adjusted, has_teams, has_published;
 } io_archive_summary;
 
+/* The integer root attributes: the version, then the summary. has_teams
+ * and has_published came later: an archive without them has neither. */
+enum {
+    IO_A_VERSION,
+    IO_A_N_RESULTS,
+    IO_A_N_FIELDS,
+    IO_A_FIRST_DATE,
+    IO_A_LAST_DATE,
+    IO_A_HAS_ADJUSTED,
+    IO_A_HAS_TEAMS,
+    IO_A_HAS_PUBLISHED,
+    IO_N_SUMMARY_ATTRS
+};
+extern const char *const io_summary_attrs[IO_N_SUMMARY_ATTRS];
+
 /* Writes the root attributes (format, version, engine version, creation
  * time and the summary) into a new archive; < 0 on failure. */
 int io_archive_write_summary(hid_t file, const io_archive_summary *s);
 
-/* An open archive (archive.c); the chunk reader and the output use its
- * handles. */
-struct datum_archive {
-    char *path;
-    hid_t file;
-    hid_t fields[IO_N_FIELD_COLS];
-    hid_t results[IO_N_RESULT_COLS]; /* < 0 for an optional column that is absent */
-    char **dict[IO_N_DICTS];         /* entries, pointing into dict_bytes */
-    char *dict_bytes[IO_N_DICTS];
-    uint32_t dict_len[IO_N_DICTS];   /* 0 for an absent dictionary */
-    datum_archive_info info;
-};
+/* ------------------------------------------------------------------------ */
+/* format.c: what opening the bridge and the tarot archive shares           */
+
+/* What tells one archive format from the other. */
+typedef struct {
+    const char *format; /* the root attribute `format` */
+    const char *name;   /* "PATH: not a NAME" */
+    const char *noun;   /* "PATH: damaged NOUN: ...", "PATH: NOUN format version N ..." */
+    int version;        /* the format_version this datum reads */
+} io_archive_kind;
+
+extern const io_archive_kind io_bridge_archive, io_tarot_archive;
 
 /* Opens an HDF5 file read-only into *file: DATUM_E_IO "cannot open PATH:
  * REASON" if it cannot be read (missing, a directory), DATUM_E_FORMAT "PATH:
  * not an HDF5 file (or damaged)" if HDF5 cannot open it. */
 int io_h5_open_checked(datum_ctx *ctx, const char *path, hid_t *file);
+
+/* Checks the root attributes format and format_version of an open file:
+ * DATUM_OK, or DATUM_E_FORMAT "PATH: not a NAME (format \"...\")", "PATH:
+ * damaged NOUN: no format_version attribute", "PATH: NOUN format version N
+ * is not supported (...)", or DATUM_E_NOMEM. */
+int io_check_format(datum_ctx *ctx, hid_t file, const char *path, const io_archive_kind *kind);
+
+/* Records DATUM_E_FORMAT "PATH: damaged NOUN: WHAT" and returns it. */
+int io_damaged(datum_ctx *ctx, const char *path, const io_archive_kind *kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int io_vdamaged(datum_ctx *ctx, const char *path, const io_archive_kind *kind, const char *fmt,
+                va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
+#endif
+    ;
+
+/* Reads the 1-D string dataset `name` (a dictionary, at most 2^31-1 entries;
+ * a null string reads as "") into *out: an array of *n entries pointing
+ * into one block of bytes, released with io_free_dict(*out, *n). On failure
+ * *out is NULL, *n is 0 and DATUM_E_FORMAT "damaged NOUN: NAME is missing /
+ * not a 1-D dataset ... / not a readable string dataset" or DATUM_E_NOMEM is
+ * recorded. */
+int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_kind *kind,
+                 const char *name, uint32_t *n, char ***out);
+/* Releases a dictionary of n entries from io_read_dict; accepts NULL. */
+void io_free_dict(char **entries, uint32_t n);
+
+/* ------------------------------------------------------------------------ */
+/* archive.c: an open archive                                               */
+
+/* An open archive; the chunk reader and the output use its handles. */
+struct datum_archive {
+    char *path;
+    hid_t file;
+    hid_t fields[IO_N_FIELD_COLS];
+    hid_t results[IO_N_RESULT_COLS]; /* < 0 for an optional column that is absent */
+    char **dict[IO_N_DICTS];         /* from io_read_dict */
+    uint32_t dict_len[IO_N_DICTS];   /* 0 for an absent dictionary */
+    datum_archive_info info;
+};
 
 /* Records DATUM_E_FORMAT "PATH: damaged archive: WHAT". */
 int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, ...)
@@ -126,8 +186,27 @@ int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, 
 /* ------------------------------------------------------------------------ */
 /* h5util.c: HDF5 helpers (return < 0 on failure, nothing recorded)         */
 
-/* Turns off HDF5's printing of its error stack (we translate errors). */
+/* Turns off HDF5's printing of its error stack (we translate errors): its
+ * automatic handler, which prints nothing, only notes whether HDF5 ran out of
+ * memory (an H5E_RESOURCE error, H5E_CANTALLOC or H5E_NOSPACE, on its stack).
+ * Forgets what it noted. HDF5 keeps these settings per thread: called before
+ * every file is opened or created, and on entry to each public function
+ * that may be called from another thread (the writers', the chunk reader's).
+ * The first call also turns HDF5's shutdown at exit off (h5util.c). */
 void io_h5_silence(void);
+/* If HDF5 ran out of memory since the last io_h5_silence or io_h5_nomem:
+ * records DATUM_E_NOMEM "out of memory (HDF5, FUNCTION: WHAT)" and returns
+ * it (then forgets it); else returns DATUM_OK. The error paths of io/ call it
+ * first, so that a failure for lack of memory is not reported as a damaged
+ * archive or a failed write. */
+int io_h5_nomem(datum_ctx *ctx);
+/* io_h5_nomem's out of memory, else DATUM_E_IO "cannot write PATH (WHAT)"
+ * ("cannot write PATH" when what is NULL): the code recorded. */
+int io_h5_fail_write(datum_ctx *ctx, const char *path, const char *what);
+/* Closes a file and every object of it still open, each on its own (so a
+ * failed close leaves nothing open for HDF5's exit handler); < 0 if any
+ * close failed. */
+herr_t io_h5_close_file(hid_t file);
 /* Creates (truncating) or opens read-only an HDF5 file; H5I_INVALID_HID on
  * failure. Objects still open at H5Fclose are closed with the file. */
 hid_t io_h5_create_file(const char *path);
@@ -226,15 +305,25 @@ typedef struct {
 int io_chunked_open(hid_t ds, io_chunked *c);
 /* Writes chunks first_chunk .. first_chunk+n_chunks-1 from data (n_chunks *
  * chunk elements in the FILE type's byte layout; the dataset's last chunk may
- * be padded), compressing them with `threads` threads. < 0 on failure. */
-int io_chunked_write(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, const void *data,
-                     int threads);
+ * be padded), compressing them with `threads` threads. DATUM_OK,
+ * DATUM_E_NOMEM (recorded in ctx), or DATUM_E_IO (HDF5 refused a chunk;
+ * nothing recorded: the caller names the file). */
+int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
+                     const void *data, int threads);
 /* Reads and decodes whole chunks into data (file type layout); every chunk
- * must exist. < 0 on failure (a damaged chunk included). */
-int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, void *data,
-                    int threads);
+ * must exist. DATUM_OK, DATUM_E_NOMEM (recorded in ctx), or DATUM_E_FORMAT
+ * (a missing or damaged chunk; nothing recorded: the caller names it). */
+int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
+                    void *data, int threads);
 
-/* Sequential reads of one integer column (chunk_reader.c): whole chunks are
+/* ------------------------------------------------------------------------ */
+/* window.c: the decoded-chunk window                                       */
+
+/* Element-wise loops go parallel from this length: below it, waking the
+ * threads costs more than the loop. */
+#define IO_PARALLEL_MIN_ELEMENTS 65536
+
+/* Sequential reads of one integer column: whole chunks are
  * decoded a batch at a time in parallel (io_chunked_read) and kept, so that
  * consecutive reads decode each chunk once. Zero-initialise; the caller owns
  * it and releases it with io_window_free. */
@@ -250,9 +339,10 @@ typedef struct {
 /* Elements first..first+n-1 of ds into out, converted to C type `kind`
  * (saturating like HDF5), with `threads` threads. [*seen_lo, *seen_hi] is
  * set to the range of the file values read, or to [INT64_MIN, INT64_MAX]
- * when the library read them (unknown). < 0 on failure (a damaged chunk, no
- * memory, a range past the end). */
-int io_window_read(io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
+ * when the library read them (unknown). DATUM_OK, DATUM_E_NOMEM (recorded in
+ * ctx), or DATUM_E_FORMAT (a damaged chunk, a range past the end; nothing
+ * recorded: the caller names the column). */
+int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
                    int threads, int64_t *seen_lo, int64_t *seen_hi);
 void io_window_free(io_window *w);
 

@@ -6,7 +6,7 @@
  * {...} blocks) and the data lines of the [ScoreTable] section. At the end
  * of a game (an empty line, or the end of the file) its table rows become
  * result rows (a game without a table but with [Contract], [Declarer],
- * [Result] and the players, as PbnTools writes one per table, one row); the rows of a file are then handed to io_import_rows, which
+ * [Result] and the players, as PbnTools writes one per table, one row); the rows of a file are a row source (io_pbn_open) that archive/import.c
  * sorts, checks and writes them as for the CSV import.
  */
 #include "io_common.h"
@@ -94,12 +94,12 @@ static int pbn_warn(pbn_file *f, uint64_t line, const char *fmt, ...)
 static void rows_free(pbn_file *f)
 {
     for (size_t i = 0; i < f->n_rows; i++) {
-        free(f->rows[i].event);
-        free(f->rows[i].section);
-        free(f->rows[i].ns_pair);
-        free(f->rows[i].ew_pair);
+        datum_free(f->rows[i].event);
+        datum_free(f->rows[i].section);
+        datum_free(f->rows[i].ns_pair);
+        datum_free(f->rows[i].ew_pair);
     }
-    free(f->rows);
+    datum_free(f->rows);
     f->rows = NULL;
     f->n_rows = f->rows_cap = 0;
 }
@@ -114,10 +114,10 @@ static int load(pbn_file *f)
     FILE *fp = fopen(f->path, "rb");
     if (!fp) return io_fail_errno(f->ctx, DATUM_E_IO, errno, "%s: cannot open", f->path);
     size_t cap = 1 << 16, len = 0;
-    char *buf = io_calloc(f->ctx, cap, 1);
+    char *buf = datum_calloc(f->ctx, cap, 1);
     int rc = buf ? DATUM_OK : DATUM_E_NOMEM;
     while (rc == DATUM_OK) {
-        if (len + 1 >= cap) rc = io_reserve(f->ctx, &buf, &cap, len + 4096, 1);
+        if (len + 1 >= cap) rc = datum_reserve(f->ctx, &buf, &cap, len + 4096, 1);
         if (rc != DATUM_OK) break;
         size_t got = fread(buf + len, 1, cap - len - 1, fp);
         len += got;
@@ -128,19 +128,19 @@ static int load(pbn_file *f)
     }
     fclose(fp);
     if (rc != DATUM_OK) {
-        free(buf);
+        datum_free(buf);
         return rc;
     }
     if (memchr(buf, '\0', len)) {
-        free(buf);
+        datum_free(buf);
         return datum_ctx_fail(f->ctx, DATUM_E_INPUT, "%s: not a PBN file (NUL byte)", f->path);
     }
     if (!io_utf8_valid(buf, len)) {
         size_t high = 0;
         for (size_t i = 0; i < len; i++) high += (unsigned char)buf[i] >= 0x80;
-        char *u = io_calloc(f->ctx, len + high + 1, 1);
+        char *u = datum_calloc(f->ctx, len + high + 1, 1);
         if (!u) {
-            free(buf);
+            datum_free(buf);
             return DATUM_E_NOMEM;
         }
         size_t k = 0;
@@ -149,7 +149,7 @@ static int load(pbn_file *f)
             if (c < 0x80) u[k++] = (char)c;
             else u[k++] = (char)(0xC0 | (c >> 6)), u[k++] = (char)(0x80 | (c & 0x3F));
         }
-        free(buf);
+        datum_free(buf);
         buf = u;
         len = k;
     }
@@ -232,7 +232,7 @@ static const char *vul_name(int v)
 static char *pair_name(pbn_file *f, const char *event, const char *section, const char *id)
 {
     size_t n = strlen(event) + strlen(section) + strlen(id) + 3;
-    char *s = io_calloc(f->ctx, n, 1);
+    char *s = datum_calloc(f->ctx, n, 1);
     if (!s) return NULL;
     if (*section) snprintf(s, n, "%s/%s/%s", event, section, id);
     else snprintf(s, n, "%s/%s", event, id);
@@ -347,13 +347,13 @@ static int add_row(pbn_file *f, const char *event, const char *section, const ch
                    uint8_t adjusted, uint64_t line)
 {
     if (!*event) event = "PBN";
-    int rc = io_reserve(f->ctx, &f->rows, &f->rows_cap, f->n_rows + 1, sizeof *f->rows);
+    int rc = datum_reserve(f->ctx, &f->rows, &f->rows_cap, f->n_rows + 1, sizeof *f->rows);
     if (rc != DATUM_OK) return rc;
     pbn_row *r = &f->rows[f->n_rows];
     memset(r, 0, sizeof *r);
     f->n_rows++; /* freed by rows_free even if incomplete */
-    r->event = io_strdup(f->ctx, event);
-    r->section = io_strdup(f->ctx, section);
+    r->event = datum_strdup(f->ctx, event);
+    r->section = datum_strdup(f->ctx, section);
     r->ns_pair = pair_name(f, event, section, ns);
     r->ew_pair = pair_name(f, event, section, ew);
     if (!r->event || !r->section || !r->ns_pair || !r->ew_pair) return DATUM_E_NOMEM;
@@ -484,9 +484,9 @@ static int flush_game(pbn_file *f, pbn_game *g)
 
 static int add_table_line(pbn_file *f, pbn_game *g, char *s, uint64_t line)
 {
-    int rc = io_reserve(f->ctx, &g->lines, &g->cap_lines, g->n_lines + 1, sizeof *g->lines);
+    int rc = datum_reserve(f->ctx, &g->lines, &g->cap_lines, g->n_lines + 1, sizeof *g->lines);
     if (rc == DATUM_OK)
-        rc = io_reserve(f->ctx, &g->line_no, &g->cap_no, g->n_lines + 1, sizeof *g->line_no);
+        rc = datum_reserve(f->ctx, &g->line_no, &g->cap_no, g->n_lines + 1, sizeof *g->line_no);
     if (rc != DATUM_OK) return rc;
     g->lines[g->n_lines] = s;
     g->line_no[g->n_lines++] = line;
@@ -611,8 +611,8 @@ static int parse_file(pbn_file *f)
     }
     if (rc == DATUM_OK && in_comment) rc = pbn_fail(f, line, "unterminated { comment");
     if (rc == DATUM_OK && in_game) rc = flush_game(f, &g);
-    free(g.lines);
-    free(g.line_no);
+    datum_free(g.lines);
+    datum_free(g.line_no);
     return rc;
 }
 
@@ -624,8 +624,8 @@ static void pbn_close(void *self)
     pbn_file *f = self;
     if (!f) return;
     rows_free(f);
-    free(f->text);
-    free(f);
+    datum_free(f->text);
+    datum_free(f);
 }
 
 static int pbn_next(void *self, io_result_row *out)
@@ -647,9 +647,9 @@ static int pbn_next(void *self, io_result_row *out)
     return 1;
 }
 
-static int pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
+int io_pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
 {
-    pbn_file *f = io_calloc(ctx, 1, sizeof *f);
+    pbn_file *f = datum_calloc(ctx, 1, sizeof *f);
     if (!f) return DATUM_E_NOMEM;
     f->ctx = ctx;
     f->path = path;
@@ -665,16 +665,4 @@ static int pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *
     }
     *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0, 0};
     return DATUM_OK;
-}
-
-int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                     const char *out_path, datum_pbn_options *po, const datum_write_options *opt)
-{
-    datum_pbn_options defaults = DATUM_PBN_OPTIONS_INIT;
-    if (!po) po = &defaults;
-    po->n_computed = 0;
-    uint64_t warnings = datum_ctx_warnings(ctx);
-    int rc = io_import_rows(ctx, paths, n_paths, pbn_open, po, out_path, opt);
-    if (rc == DATUM_OK && datum_ctx_warnings(ctx) > warnings) rc = DATUM_W_SCORE;
-    return rc;
 }

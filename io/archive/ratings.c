@@ -1,16 +1,13 @@
 /*
- * text_io.c - small text files: a ratings CSV read back (the warm start of
- * `datum rate`), and a whole text file written atomically (its report).
+ * ratings.c - a ratings CSV (pair,rating) read back against an archive's pair
+ * dictionary: the warm start of `datum rate`. On the archive side because it
+ * needs the archive; the CSV records come from the text side's reader.
  */
 #include "io_common.h"
 
-#include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Index of the pair named `name` in the archive's sorted dictionary, or -1. */
 static int64_t find_pair(const datum_archive *a, uint32_t n_pairs, const char *name)
@@ -65,29 +62,5 @@ int datum_ratings_read(datum_ctx *ctx, const char *path, const datum_archive *a,
         rating[p] = v;
     }
     io_csv_close(&c);
-    return rc;
-}
-
-int datum_text_write(datum_ctx *ctx, const char *path, const char *text, size_t len)
-{
-    if (strcmp(path, "-") == 0) {
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
-            return io_fail_errno(ctx, DATUM_E_IO, errno ? errno : EIO, "cannot write to standard output");
-        return DATUM_OK;
-    }
-    char *tmp;
-    int fd, rc = io_temp_create(ctx, path, &tmp, &fd);
-    if (rc != DATUM_OK) return rc;
-    for (size_t done = 0; done < len && rc == DATUM_OK;) {
-        ssize_t k = write(fd, text + done, len - done);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) rc = io_fail_errno(ctx, DATUM_E_IO, k < 0 ? errno : EIO, "cannot write %s", path);
-        else done += (size_t)k;
-    }
-    if (close(fd) != 0 && rc == DATUM_OK)
-        rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot write %s", path);
-    if (rc == DATUM_OK) rc = io_temp_commit(ctx, tmp, path);
-    if (rc == DATUM_OK) free(tmp);
-    else io_temp_discard(&tmp);
     return rc;
 }

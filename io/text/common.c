@@ -1,4 +1,4 @@
-/* common.c - allocation, error, option and atomic-file helpers of io/. */
+/* common.c - error, option and atomic-file helpers of io/ (allocation: engine/datum_alloc.h). */
 #include "io_common.h"
 
 #include <errno.h>
@@ -10,49 +10,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static int no_memory(datum_ctx *ctx, size_t n, size_t size)
-{
-    return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
-}
-
-void *io_calloc(datum_ctx *ctx, size_t n, size_t size)
-{
-    /* calloc checks n * size for overflow; asking for 0 bytes still gives a
-     * pointer we can free, so that NULL always means failure. */
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) no_memory(ctx, n, size);
-    return p;
-}
-
-int io_reserve(datum_ctx *ctx, void *p, size_t *cap, size_t need, size_t size)
-{
-    /* p points to the caller's T* (memcpy: no aliasing of T* as void*). */
-    void *old;
-    memcpy(&old, p, sizeof old);
-    if (need <= *cap && old) return DATUM_OK;
-    size_t new_cap = *cap ? *cap : 16;
-    while (new_cap < need) {
-        if (new_cap > SIZE_MAX / 2) {
-            new_cap = need;
-            break;
-        }
-        new_cap *= 2;
-    }
-    void *q = new_cap <= SIZE_MAX / size ? realloc(old, new_cap * size) : NULL;
-    if (!q) return no_memory(ctx, new_cap, size);
-    memcpy(p, &q, sizeof q);
-    *cap = new_cap;
-    return DATUM_OK;
-}
-
-char *io_strdup(datum_ctx *ctx, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = io_calloc(ctx, n, 1);
-    if (d) memcpy(d, s, n);
-    return d;
-}
 
 int io_fail_errno(datum_ctx *ctx, int code, int err, const char *fmt, ...)
 {
@@ -112,7 +69,7 @@ int io_temp_create(datum_ctx *ctx, const char *path, char **tmp, int *fd)
                               "cannot write %s: not a regular file (outputs are written to a "
                               "temporary file and renamed into place)", path);
     size_t n = strlen(path), x = n + strlen(TEMP_MARK);
-    char *name = io_calloc(ctx, x + 7, 1);
+    char *name = datum_calloc(ctx, x + 7, 1);
     int rc = name ? DATUM_OK : DATUM_E_NOMEM;
     *fd = -1;
     if (name) {
@@ -126,7 +83,7 @@ int io_temp_create(datum_ctx *ctx, const char *path, char **tmp, int *fd)
             rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", path);
     }
     if (rc != DATUM_OK) {
-        free(name);
+        datum_free(name);
         name = NULL;
     }
     *tmp = name;
@@ -152,7 +109,7 @@ void io_temp_discard(char **tmp)
 {
     if (!tmp || !*tmp) return;
     remove(*tmp);
-    free(*tmp);
+    datum_free(*tmp);
     *tmp = NULL;
 }
 

@@ -48,15 +48,15 @@ struct datum_output {
  * place, and frees o. */
 static void output_free(datum_output *o)
 {
-    if (o->file >= 0) H5Fclose(o->file); /* closes the datasets too */
+    if (o->file >= 0) io_h5_close_file(o->file); /* closes the datasets too */
     io_temp_discard(&o->tmp);
     for (size_t i = 0; i < o->n_cols; i++) {
-        free(o->col[i].path);
-        free(o->col[i].buf);
+        datum_free(o->col[i].path);
+        datum_free(o->col[i].buf);
     }
-    free(o->col);
-    free(o->path);
-    free(o);
+    datum_free(o->col);
+    datum_free(o->path);
+    datum_free(o);
 }
 
 /* Checks that no user attribute repeats or takes a reserved name. */
@@ -98,7 +98,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
                         const char *const *attr_values, size_t n_attrs,
                         const datum_write_options *opt, datum_output **out)
 {
-    datum_output *o = io_calloc(ctx, 1, sizeof *o);
+    datum_output *o = datum_calloc(ctx, 1, sizeof *o);
     int rc = o ? DATUM_OK : DATUM_E_NOMEM;
     *out = NULL;
     if (rc != DATUM_OK) return rc;
@@ -107,10 +107,10 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (!src) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "an output needs its source archive");
     if (rc == DATUM_OK) rc = io_write_options(ctx, opt, &o->opt);
     if (rc == DATUM_OK) rc = check_attr_keys(ctx, attr_keys, n_attrs);
-    if (rc == DATUM_OK && !(o->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(o->path = datum_strdup(ctx, path))) rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) rc = io_h5_temp_create(ctx, path, &o->tmp, &o->file);
     if (rc == DATUM_OK && write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
-        rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s", path);
+        rc = io_h5_fail_write(ctx, path, NULL);
     if (rc != DATUM_OK) datum_output_abort(&o);
     *out = o;
     return rc;
@@ -119,6 +119,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
 static int add_column(datum_output *o, const char *group, const char *name, uint64_t length,
                       const char *description, hid_t type, hid_t memtype)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     datum_ctx *ctx = o->ctx;
     size_t len = strlen(group) + strlen(name) + 2;
     int rc = DATUM_OK;
@@ -127,22 +128,22 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
                               "output group \"%s\" is not fields, results or pairs", group);
     if (name[0] == '\0' || strchr(name, '/'))
         return datum_ctx_fail(ctx, DATUM_E_ARG, "bad output column name \"%s\"", name);
-    if (io_reserve(ctx, &o->col, &o->cols_cap, o->n_cols + 1, sizeof *o->col) != DATUM_OK)
+    if (datum_reserve(ctx, &o->col, &o->cols_cap, o->n_cols + 1, sizeof *o->col) != DATUM_OK)
         return DATUM_E_NOMEM;
     out_column *c = &o->col[o->n_cols];
     *c = (out_column){.ds = H5I_INVALID_HID, .length = length, .memtype = memtype,
-                      .path = io_calloc(ctx, len, 1)};
+                      .path = datum_calloc(ctx, len, 1)};
     if (!c->path) return DATUM_E_NOMEM;
     snprintf(c->path, len, "%s/%s", group, name);
     io_dataset_desc d = {c->path, description ? description : "", NULL};
     if (io_h5_ensure_group(o->file, group) < 0)
-        rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, group);
+        rc = io_h5_fail_write(ctx, o->path, group);
     else if (H5Lexists(o->file, c->path, H5P_DEFAULT) != 0)
         rc = datum_ctx_fail(ctx, DATUM_E_ARG, "output column %s already exists", c->path);
     else if ((c->ds = io_h5_create_dataset(o->file, &d, type, length, &o->opt)) < 0)
-        rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, c->path);
+        rc = io_h5_fail_write(ctx, o->path, c->path);
     if (rc != DATUM_OK) {
-        free(c->path);
+        datum_free(c->path);
         return rc;
     }
     /* The direct path needs the memory layout to be the file's (it is on
@@ -154,8 +155,13 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
         c->buftype = H5T_NATIVE_INT8;
     c->narrow = c->buftype != memtype;
     if (length > 0 && H5Tequal(type, c->buftype) > 0 && io_chunked_open(c->ds, &c->codec) == 0) {
-        c->buf = malloc((size_t)c->codec.chunk * c->codec.elem * BATCH_CHUNKS);
-        c->direct = c->buf != NULL; /* without the buffer, the library's path still works */
+        c->buf = datum_malloc(o->ctx, (size_t)c->codec.chunk * BATCH_CHUNKS, c->codec.elem);
+        if (!c->buf) {
+            H5Dclose(c->ds);
+            datum_free(c->path);
+            return DATUM_E_NOMEM;
+        }
+        c->direct = 1;
         c->codec.entropy_only = c->narrow && c->codec.elem == 1; /* IMPs: ~4 bits of entropy a byte */
     }
     return (int)o->n_cols++;
@@ -194,11 +200,15 @@ static int flush_held(datum_output *o, out_column *c, int at_end)
         whole++;
         rest = 0;
     }
-    if (whole) failed = io_chunked_write(&c->codec, c->done / chunk, (size_t)whole, c->buf, threads) < 0;
+    if (whole) {
+        int rc = io_chunked_write(o->ctx, &c->codec, c->done / chunk, (size_t)whole, c->buf, threads);
+        if (rc == DATUM_E_NOMEM) return rc;
+        failed = rc != DATUM_OK;
+    }
     if (!failed && rest)
         failed = io_h5_write_range(c->ds, c->buftype, c->done + whole * chunk, rest,
                                    c->buf + whole * bytes) < 0;
-    if (failed) return datum_ctx_fail(o->ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, c->path);
+    if (failed) return io_h5_fail_write(o->ctx, o->path, c->path);
     c->done += c->held;
     c->held = 0;
     return DATUM_OK;
@@ -237,7 +247,10 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
         c->held += take;
         in += take * (c->narrow ? 8 : c->codec.elem);
         count -= take;
-        if (c->held == room && flush_held(o, c, 0) != DATUM_OK) return DATUM_E_IO;
+        if (c->held == room) {
+            int rc = flush_held(o, c, 0);
+            if (rc != DATUM_OK) return rc;
+        }
     }
     return DATUM_OK;
 }
@@ -245,6 +258,7 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
 int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t count,
                        const void *values)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     if (column < 0 || (size_t)column >= o->n_cols)
         return datum_ctx_fail(o->ctx, DATUM_E_ARG, "no output column %d", column);
     const out_column *c = &o->col[column];
@@ -254,15 +268,19 @@ int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t cou
                               (unsigned long long)count, (unsigned long long)first, c->path,
                               (unsigned long long)c->length);
     if (c->direct && first == c->done + c->held) return append_sequential(o, column, count, values);
-    if (c->direct && flush_held(o, (out_column *)c, 0) != DATUM_OK) return DATUM_E_IO;
+    if (c->direct) {
+        int rc = flush_held(o, (out_column *)c, 0);
+        if (rc != DATUM_OK) return rc;
+    }
     ((out_column *)c)->direct = 0; /* out of order: the library's path from now on */
     if (io_h5_write_range(c->ds, c->memtype, first, count, values) < 0)
-        return datum_ctx_fail(o->ctx, DATUM_E_IO, "cannot write %s (%s)", o->path, c->path);
+        return io_h5_fail_write(o->ctx, o->path, c->path);
     return DATUM_OK;
 }
 
 int datum_output_commit(datum_output **o)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     datum_output *p = *o;
     int rc = DATUM_OK;
     *o = NULL;
@@ -280,6 +298,7 @@ int datum_output_commit(datum_output **o)
 
 void datum_output_abort(datum_output **o)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     if (!o || !*o) return;
     output_free(*o);
     *o = NULL;

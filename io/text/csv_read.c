@@ -88,7 +88,7 @@ static int append_byte(csv_file *c, char ch)
         if (c->cap >= MAX_RECORD)
             return csv_fail(c, c->n_fields - 1, "record longer than %d bytes (unterminated quote?)",
                             MAX_RECORD);
-        if (io_reserve(c->ctx, &c->buf, &c->cap, c->len + 1, 1) != DATUM_OK) return DATUM_E_NOMEM;
+        if (datum_reserve(c->ctx, &c->buf, &c->cap, c->len + 1, 1) != DATUM_OK) return DATUM_E_NOMEM;
     }
     c->buf[c->len++] = ch;
     return DATUM_OK;
@@ -96,7 +96,7 @@ static int append_byte(csv_file *c, char ch)
 
 static int begin_field(csv_file *c)
 {
-    if (io_reserve(c->ctx, &c->start, &c->start_cap, c->n_fields + 1, sizeof *c->start) != DATUM_OK)
+    if (datum_reserve(c->ctx, &c->start, &c->start_cap, c->n_fields + 1, sizeof *c->start) != DATUM_OK)
         return DATUM_E_NOMEM;
     c->start[c->n_fields++] = c->len;
     return DATUM_OK;
@@ -104,7 +104,7 @@ static int begin_field(csv_file *c)
 
 static int csv_open(datum_ctx *ctx, const char *path, csv_file **out)
 {
-    csv_file *c = io_calloc(ctx, 1, sizeof *c);
+    csv_file *c = datum_calloc(ctx, 1, sizeof *c);
     *out = NULL;
     if (!c) return DATUM_E_NOMEM;
     c->ctx = ctx;
@@ -113,7 +113,7 @@ static int csv_open(datum_ctx *ctx, const char *path, csv_file **out)
     c->f = fopen(path, "rb");
     if (!c->f) {
         int rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
-        free(c);
+        datum_free(c);
         return rc;
     }
     *out = c;
@@ -124,11 +124,11 @@ static void csv_close(csv_file **c)
 {
     if (!c || !*c) return;
     if ((*c)->f) fclose((*c)->f);
-    free((*c)->buf);
-    free((*c)->start);
-    free((*c)->header);
-    free((*c)->header_names);
-    free(*c);
+    datum_free((*c)->buf);
+    datum_free((*c)->start);
+    datum_free((*c)->header);
+    datum_free((*c)->header_names);
+    datum_free(*c);
     *c = NULL;
 }
 
@@ -211,8 +211,8 @@ static int read_header_row(csv_file *c)
     if (rc == 0)
         return datum_ctx_fail(c->ctx, DATUM_E_INPUT, "%s: empty file (a header row is required)",
                               c->path);
-    c->header = io_calloc(c->ctx, c->len, 1);
-    c->header_names = io_calloc(c->ctx, c->n_fields, sizeof *c->header_names);
+    c->header = datum_calloc(c->ctx, c->len, 1);
+    c->header_names = datum_calloc(c->ctx, c->n_fields, sizeof *c->header_names);
     if (!c->header || !c->header_names) return DATUM_E_NOMEM;
     memcpy(c->header, c->buf, c->len);
     for (size_t i = 0; i < c->n_fields; i++) c->header_names[i] = c->header + c->start[i];
@@ -371,7 +371,7 @@ static int read_header(io_results_reader *r)
 
 int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out)
 {
-    io_results_reader *r = io_calloc(ctx, 1, sizeof *r);
+    io_results_reader *r = datum_calloc(ctx, 1, sizeof *r);
     int rc = r ? csv_open(ctx, path, &r->csv) : DATUM_E_NOMEM;
     if (rc == DATUM_OK) rc = skip_bom(r->csv);
     if (rc == DATUM_OK) rc = read_header(r);
@@ -429,7 +429,7 @@ void io_results_close(io_results_reader **r)
 {
     if (!r || !*r) return;
     csv_close(&(*r)->csv);
-    free(*r);
+    datum_free(*r);
     *r = NULL;
 }
 

@@ -212,7 +212,7 @@ int datum_tarot_sheet_save(datum_ctx *ctx, const datum_tarot_sheet *sheet, const
             rc = datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s: %s", path, strerror(errno));
     }
     if (rc == DATUM_OK) rc = io_temp_commit(ctx, tmp, path);
-    if (rc == DATUM_OK) free(tmp); /* renamed: nothing to remove */
+    if (rc == DATUM_OK) datum_free(tmp); /* renamed: nothing to remove */
     else io_temp_discard(&tmp);
     return rc;
 }

@@ -5,6 +5,7 @@
  */
 #include "io_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,7 +15,96 @@
         if ((id) >= 0) fn(id);                                                                     \
     } while (0)
 
-void io_h5_silence(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+/* What HDF5 said when it last ran out of memory on this thread ("" if it has
+ * not since the last io_h5_silence or io_h5_nomem). */
+static _Thread_local char h5_nomem[160];
+
+/* Notes an out-of-memory entry of HDF5's error stack. */
+static herr_t note_nomem(unsigned n, const H5E_error2_t *e, void *user)
+{
+    (void)n;
+    (void)user;
+    if (!h5_nomem[0] && e->maj_num == H5E_RESOURCE &&
+        (e->min_num == H5E_CANTALLOC || e->min_num == H5E_NOSPACE))
+        snprintf(h5_nomem, sizeof h5_nomem, "%s%s%s", e->func_name ? e->func_name : "",
+                 e->desc && e->desc[0] ? ": " : "", e->desc ? e->desc : "");
+    return 0;
+}
+
+/* HDF5's automatic error handler, called when an API call fails: prints
+ * nothing (we translate errors), only notes an out-of-memory. */
+static herr_t on_error(hid_t stack, void *user)
+{
+    (void)user;
+    H5Ewalk2(stack, H5E_WALK_DOWNWARD, note_nomem, NULL);
+    return 0;
+}
+
+void io_h5_silence(void)
+{
+    /* No library shutdown at exit: after a failure for lack of memory HDF5
+     * may hold objects it cannot release, and its exit handler then prints
+     * ("infinite loop closing library") or crashes closing them. Our files
+     * are closed by the time the program exits; the system frees the rest.
+     * (Effective when called before HDF5's first use, as here.) */
+    static int shutdown_off;
+    if (!shutdown_off) {
+        H5dont_atexit();
+        shutdown_off = 1;
+    }
+    H5Eset_auto2(H5E_DEFAULT, on_error, NULL); /* per thread in a thread-safe HDF5 */
+    h5_nomem[0] = '\0';
+}
+
+int io_h5_nomem(datum_ctx *ctx)
+{
+    if (!h5_nomem[0]) return DATUM_OK;
+    datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (HDF5, %s)", h5_nomem);
+    h5_nomem[0] = '\0';
+    return DATUM_E_NOMEM;
+}
+
+int io_h5_fail_write(datum_ctx *ctx, const char *path, const char *what)
+{
+    int err = errno;
+    if (io_h5_nomem(ctx) == DATUM_E_NOMEM) return DATUM_E_NOMEM;
+    /* Out of memory, HDF5 may fail to record why (its error stack needs
+     * memory too); the failed allocation's errno still tells. */
+    if (err == ENOMEM)
+        return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (HDF5, writing %s%s%s%s)", path,
+                              what ? " (" : "", what ? what : "", what ? ")" : "");
+    if (!what) return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s", path);
+    return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)", path, what);
+}
+
+herr_t io_h5_close_file(hid_t file)
+{
+    /* The objects still open are closed first, each on its own: if closing
+     * the file then fails (a flush without memory), none is left for HDF5's
+     * exit handler, which would close them after the file is gone. */
+    enum { BATCH = 64 };
+    const unsigned types = H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR |
+                           H5F_OBJ_LOCAL;
+    herr_t rc = 0;
+    hid_t ids[BATCH];
+    for (int round = 0; round < 1024; round++) {
+        ssize_t n = H5Fget_obj_ids(file, types, BATCH, ids);
+        if (n <= 0) break;
+        for (ssize_t i = 0; i < n; i++) {
+            herr_t closed;
+            switch (H5Iget_type(ids[i])) {
+            case H5I_DATASET: closed = H5Dclose(ids[i]); break;
+            case H5I_GROUP: closed = H5Gclose(ids[i]); break;
+            case H5I_DATATYPE: closed = H5Tclose(ids[i]); break;
+            case H5I_ATTR: closed = H5Aclose(ids[i]); break;
+            default: closed = H5Idec_ref(ids[i]) < 0 ? -1 : 0;
+            }
+            if (closed < 0) rc = -1;
+        }
+    }
+    if (H5Fclose(file) < 0) rc = -1;
+    return rc;
+}
 
 /* File access: closing the file also closes whatever an error path left open. */
 static hid_t file_access(void)
@@ -309,6 +399,13 @@ static int set_attr(hid_t obj, const char *name, hid_t type, hid_t memtype, cons
 
 int io_h5_set_str_attr(hid_t obj, const char *name, const char *value)
 {
+    /* HDF5 1.10's H5Awrite crashes when a copy of the string type fails for
+     * lack of memory (it releases the copy it did not get): refuse first if
+     * this thread cannot get some memory (a thread's first allocations
+     * reserve a whole arena). errno stays ENOMEM for the caller. */
+    void *room = malloc(1 << 18);
+    if (!room) return -1;
+    free(room);
     hid_t type = string_type();
     int rc = type >= 0 ? set_attr(obj, name, type, type, &value) : -1;
     H5_CLOSE(type, H5Tclose);
@@ -352,10 +449,10 @@ int io_h5_get_str_attr(datum_ctx *ctx, hid_t obj, const char *name, char **value
     char *vlen = NULL, *fixed = NULL;
     *value = NULL;
     if (variable > 0 && H5Aread(attr, mtype, &vlen) >= 0) {
-        *value = io_strdup(ctx, vlen ? vlen : "");
+        *value = datum_strdup(ctx, vlen ? vlen : "");
         rc = *value ? DATUM_OK : DATUM_E_NOMEM;
     } else if (variable == 0) { /* fixed length: one more zero byte ends it */
-        fixed = io_calloc(ctx, H5Tget_size(mtype) + 1, 1);
+        fixed = datum_calloc(ctx, H5Tget_size(mtype) + 1, 1);
         if (!fixed) rc = DATUM_E_NOMEM;
         else if (H5Aread(attr, mtype, fixed) >= 0) {
             *value = fixed;
@@ -363,7 +460,7 @@ int io_h5_get_str_attr(datum_ctx *ctx, hid_t obj, const char *name, char **value
             rc = DATUM_OK;
         }
     }
-    free(fixed);
+    datum_free(fixed);
     H5free_memory(vlen);
     H5_CLOSE(mtype, H5Tclose);
     H5_CLOSE(type, H5Tclose);
@@ -392,7 +489,7 @@ int io_h5_temp_create(datum_ctx *ctx, const char *path, char **tmp, hid_t *file)
     io_h5_silence();
     if ((*file = io_h5_create_file(*tmp)) < 0) {
         io_temp_discard(tmp);
-        return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (creating the file)", path);
+        return io_h5_fail_write(ctx, path, "creating the file");
     }
     return DATUM_OK;
 }
@@ -400,13 +497,12 @@ int io_h5_temp_create(datum_ctx *ctx, const char *path, char **tmp, hid_t *file)
 int io_h5_temp_commit(datum_ctx *ctx, hid_t *file, char **tmp, const char *path)
 {
     /* Closing flushes: a failure there is a failed write too. */
-    herr_t closed = H5Fclose(*file);
+    herr_t closed = io_h5_close_file(*file);
     *file = H5I_INVALID_HID;
-    if (closed < 0)
-        return datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (closing the file)", path);
+    if (closed < 0) return io_h5_fail_write(ctx, path, "closing the file");
     int rc = io_temp_commit(ctx, *tmp, path);
     if (rc == DATUM_OK) { /* renamed: nothing to remove */
-        free(*tmp);
+        datum_free(*tmp);
         *tmp = NULL;
     }
     return rc;
@@ -421,11 +517,9 @@ int io_h5_write_file(datum_ctx *ctx, const char *path,
     int rc = io_h5_temp_create(ctx, path, &tmp, &file);
     if (rc != DATUM_OK) return rc;
     if (fill(file, user, &what) < 0)
-        rc = datum_ctx_code(ctx) < 0 ? datum_ctx_code(ctx)
-                                     : datum_ctx_fail(ctx, DATUM_E_IO, "cannot write %s (%s)",
-                                                      path, what);
+        rc = datum_ctx_code(ctx) < 0 ? datum_ctx_code(ctx) : io_h5_fail_write(ctx, path, what);
     else rc = io_h5_temp_commit(ctx, &file, &tmp, path);
-    H5_CLOSE(file, H5Fclose);
+    H5_CLOSE(file, io_h5_close_file);
     io_temp_discard(&tmp);
     return rc;
 }

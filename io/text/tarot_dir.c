@@ -35,7 +35,7 @@ struct datum_tarot_sheet_dir {
 static char *join(datum_ctx *ctx, const char *a, const char *b)
 {
     size_t na = strlen(a), nb = strlen(b);
-    char *s = io_calloc(ctx, na + nb + 2, 1);
+    char *s = datum_calloc(ctx, na + nb + 2, 1);
     if (s) {
         memcpy(s, a, na);
         s[na] = '/';
@@ -46,12 +46,12 @@ static char *join(datum_ctx *ctx, const char *a, const char *b)
 
 int datum_tarot_sheet_dir_create(datum_ctx *ctx, const char *dir, datum_tarot_sheet_dir **out)
 {
-    datum_tarot_sheet_dir *d = io_calloc(ctx, 1, sizeof *d);
+    datum_tarot_sheet_dir *d = datum_calloc(ctx, 1, sizeof *d);
     struct stat st;
     *out = NULL;
     if (!d) return DATUM_E_NOMEM;
     d->ctx = ctx;
-    int rc = (d->dir = io_strdup(ctx, dir)) ? DATUM_OK : DATUM_E_NOMEM;
+    int rc = (d->dir = datum_strdup(ctx, dir)) ? DATUM_OK : DATUM_E_NOMEM;
     if (rc == DATUM_OK) {
         size_t n = strlen(d->dir);
         while (n > 1 && d->dir[n - 1] == '/') d->dir[--n] = '\0';
@@ -61,13 +61,13 @@ int datum_tarot_sheet_dir_create(datum_ctx *ctx, const char *dir, datum_tarot_sh
         rc = io_fail_errno(ctx, DATUM_E_IO, ENOTDIR, "cannot write the sheets into %s", d->dir);
     if (rc == DATUM_OK) {
         size_t n = strlen(d->dir);
-        if (!(d->staging = io_calloc(ctx, n + sizeof ".tmp-XXXXXX", 1))) rc = DATUM_E_NOMEM;
+        if (!(d->staging = datum_calloc(ctx, n + sizeof ".tmp-XXXXXX", 1))) rc = DATUM_E_NOMEM;
         else {
             memcpy(d->staging, d->dir, n);
             memcpy(d->staging + n, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
             if (!mkdtemp(d->staging)) {
                 rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", d->dir);
-                free(d->staging);
+                datum_free(d->staging);
                 d->staging = NULL;
             }
         }
@@ -94,14 +94,14 @@ static int valid_name(const char *name)
 static int add_entry(datum_tarot_sheet_dir *d, entry **list, size_t *n, size_t *cap,
                      const char *name, size_t len)
 {
-    int rc = io_reserve(d->ctx, list, cap, *n + 1, sizeof **list);
+    int rc = datum_reserve(d->ctx, list, cap, *n + 1, sizeof **list);
     if (rc != DATUM_OK) return rc;
     entry *e = &(*list)[*n];
-    *e = (entry){io_calloc(d->ctx, len + 1, 1), NULL};
+    *e = (entry){datum_calloc(d->ctx, len + 1, 1), NULL};
     if (e->name) memcpy(e->name, name, len);
     if (e->name) e->staged = join(d->ctx, d->staging, e->name);
     if (!e->staged) {
-        free(e->name);
+        datum_free(e->name);
         return DATUM_E_NOMEM;
     }
     (*n)++;
@@ -129,8 +129,8 @@ static int reserve_name(datum_tarot_sheet_dir *d, const char *name)
             rc = io_fail_errno(d->ctx, DATUM_E_IO, errno, "cannot create %s",
                                d->subdirs[d->n_subdirs - 1].staged);
             d->n_subdirs--; /* not made: nothing to remove */
-            free(d->subdirs[d->n_subdirs].name);
-            free(d->subdirs[d->n_subdirs].staged);
+            datum_free(d->subdirs[d->n_subdirs].name);
+            datum_free(d->subdirs[d->n_subdirs].staged);
             return rc;
         }
     }
@@ -162,7 +162,7 @@ static int write_file(datum_tarot_sheet_dir *d, const char *name, const content 
         if (fclose(f) != 0 && rc == DATUM_OK)
             rc = io_fail_errno(d->ctx, DATUM_E_IO, errno, "cannot write %s", shown);
     }
-    free(shown);
+    datum_free(shown);
     return rc;
 }
 
@@ -198,14 +198,14 @@ int datum_tarot_sheet_dir_commit(datum_tarot_sheet_dir **dp)
     for (size_t i = 0; i < d->n_subdirs && rc == DATUM_OK; i++) {
         char *path = join(d->ctx, d->dir, d->subdirs[i].name);
         rc = path ? ensure_dir(d->ctx, path) : DATUM_E_NOMEM;
-        free(path);
+        datum_free(path);
     }
     for (size_t i = 0; i < d->n_files && rc == DATUM_OK; i++) {
         char *to = join(d->ctx, d->dir, d->files[i].name);
         if (!to) rc = DATUM_E_NOMEM;
         else if (rename(d->files[i].staged, to) != 0)
             rc = io_fail_errno(d->ctx, DATUM_E_IO, errno, "cannot write %s", to);
-        free(to);
+        datum_free(to);
     }
     datum_tarot_sheet_dir_abort(dp); /* what is left of the staging directory */
     return rc;
@@ -217,19 +217,19 @@ void datum_tarot_sheet_dir_abort(datum_tarot_sheet_dir **dp)
     datum_tarot_sheet_dir *d = *dp;
     for (size_t i = 0; i < d->n_files; i++) {
         remove(d->files[i].staged); /* already moved by a commit: nothing to remove */
-        free(d->files[i].name);
-        free(d->files[i].staged);
+        datum_free(d->files[i].name);
+        datum_free(d->files[i].staged);
     }
     for (size_t i = 0; i < d->n_subdirs; i++) {
         rmdir(d->subdirs[i].staged);
-        free(d->subdirs[i].name);
-        free(d->subdirs[i].staged);
+        datum_free(d->subdirs[i].name);
+        datum_free(d->subdirs[i].staged);
     }
     if (d->staging) rmdir(d->staging);
-    free(d->files);
-    free(d->subdirs);
-    free(d->staging);
-    free(d->dir);
-    free(d);
+    datum_free(d->files);
+    datum_free(d->subdirs);
+    datum_free(d->staging);
+    datum_free(d->dir);
+    datum_free(d);
     *dp = NULL;
 }

@@ -25,7 +25,8 @@ struct datum_csv_writer {
     char *tmp;  /* the temporary file until renamed; NULL for standard output */
     int to_stdout;
     FILE *f;
-    int error; /* errno of the first failed write, 0 if none */
+    int error;   /* errno of the first failed write, 0 if none */
+    int refused; /* the DATUM_E_ARG of a call refused (datum_csv_str(w, NULL)), 0 if none */
     int in_row;
     size_t len;
     char buf[BUFFER_SIZE];
@@ -65,12 +66,12 @@ static void next_field(datum_csv_writer *w)
 
 int datum_csv_create(datum_ctx *ctx, const char *path, datum_csv_writer **out)
 {
-    datum_csv_writer *w = io_calloc(ctx, 1, sizeof *w);
+    datum_csv_writer *w = datum_calloc(ctx, 1, sizeof *w);
     int fd = -1, rc = w ? DATUM_OK : DATUM_E_NOMEM;
     *out = NULL;
     if (rc != DATUM_OK) return rc;
     w->ctx = ctx;
-    if (!(w->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
+    if (!(w->path = datum_strdup(ctx, path))) rc = DATUM_E_NOMEM;
     else if ((w->to_stdout = strcmp(path, "-") == 0)) w->f = stdout;
     else if ((rc = io_temp_create(ctx, path, &w->tmp, &fd)) == DATUM_OK) {
         if ((w->f = fdopen(fd, "wb")) == NULL) {
@@ -87,6 +88,12 @@ int datum_csv_create(datum_ctx *ctx, const char *path, datum_csv_writer **out)
 
 void datum_csv_str(datum_csv_writer *w, const char *s)
 {
+    if (!s) { /* refused: the file is not committed */
+        if (!w->refused)
+            w->refused = datum_ctx_fail(w->ctx, DATUM_E_ARG, "cannot write %s: a NULL string field",
+                                        w->to_stdout ? "standard output" : w->path);
+        return;
+    }
     next_field(w);
     if (!strpbrk(s, ",\"\r\n")) {
         put(w, s, strlen(s));
@@ -134,11 +141,12 @@ int datum_csv_commit(datum_csv_writer **w)
     errno = 0;
     note_failure(p, (p->to_stdout ? fflush(stdout) : fclose(p->f)) != 0);
     if (!p->to_stdout) p->f = NULL;
-    if (p->error)
+    if (p->refused) rc = p->refused; /* recorded when refused */
+    else if (p->error)
         rc = io_fail_errno(p->ctx, DATUM_E_IO, p->error, "cannot write %s",
                            p->to_stdout ? "standard output" : p->path);
     else if (!p->to_stdout && (rc = io_temp_commit(p->ctx, p->tmp, p->path)) == DATUM_OK) {
-        free(p->tmp); /* renamed: nothing to remove */
+        datum_free(p->tmp); /* renamed: nothing to remove */
         p->tmp = NULL;
     }
     datum_csv_abort(&p);
@@ -151,8 +159,8 @@ void datum_csv_abort(datum_csv_writer **w)
     datum_csv_writer *p = *w;
     if (p->f && !p->to_stdout) fclose(p->f);
     io_temp_discard(&p->tmp);
-    free(p->path);
-    free(p);
+    datum_free(p->path);
+    datum_free(p);
     *w = NULL;
 }
 

@@ -50,7 +50,7 @@ struct datum_archive_writer {
 
 static int io_failure(datum_archive_writer *w, const char *what)
 {
-    return datum_ctx_fail(w->ctx, DATUM_E_IO, "cannot write %s (%s)", w->path, what);
+    return io_h5_fail_write(w->ctx, w->path, what);
 }
 
 /* Records DATUM_E_ARG "cannot write PATH: WHAT" (a broken rule). */
@@ -83,15 +83,15 @@ static int check_plan(datum_ctx *ctx, const datum_archive_plan *p)
 
 static void writer_free(datum_archive_writer *w)
 {
-    if (w->file >= 0) H5Fclose(w->file); /* strong close: the datasets go too */
+    if (w->file >= 0) io_h5_close_file(w->file); /* strong close: the datasets go too */
     io_temp_discard(&w->tmp);
-    for (int k = 0; k < IO_N_FIELD_COLS; k++) free(w->field[k].buf);
-    for (int k = 0; k < IO_N_RESULT_COLS; k++) free(w->row[k].buf);
-    free(w->seen);
-    free(w->field_date);
-    free(w->field_end);
-    free(w->path);
-    free(w);
+    for (int k = 0; k < IO_N_FIELD_COLS; k++) datum_free(w->field[k].buf);
+    for (int k = 0; k < IO_N_RESULT_COLS; k++) datum_free(w->row[k].buf);
+    datum_free(w->seen);
+    datum_free(w->field_date);
+    datum_free(w->field_end);
+    datum_free(w->path);
+    datum_free(w);
 }
 
 int datum_archive_writer_create(datum_ctx *ctx, const char *path, const datum_archive_plan *plan,
@@ -99,7 +99,7 @@ int datum_archive_writer_create(datum_ctx *ctx, const char *path, const datum_ar
 {
     static const datum_archive_plan defaults = DATUM_ARCHIVE_PLAN_INIT;
     static const char *const groups[] = {"dict", "fields", "results"};
-    datum_archive_writer *w = io_calloc(ctx, 1, sizeof *w);
+    datum_archive_writer *w = datum_calloc(ctx, 1, sizeof *w);
     int rc = w ? DATUM_OK : DATUM_E_NOMEM;
     *out = NULL;
     if (rc != DATUM_OK) return rc;
@@ -110,7 +110,7 @@ int datum_archive_writer_create(datum_ctx *ctx, const char *path, const datum_ar
     for (int k = 0; k < IO_N_RESULT_COLS; k++) w->row[k].ds = H5I_INVALID_HID;
     rc = io_write_options(ctx, opt, &w->opt);
     if (rc == DATUM_OK) rc = check_plan(ctx, &w->plan);
-    if (rc == DATUM_OK && !(w->path = io_strdup(ctx, path))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !(w->path = datum_strdup(ctx, path))) rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) rc = io_h5_temp_create(ctx, path, &w->tmp, &w->file);
     for (size_t g = 0; g < sizeof groups / sizeof *groups && rc == DATUM_OK; g++)
         if (io_h5_ensure_group(w->file, groups[g]) < 0) rc = io_failure(w, groups[g]);
@@ -122,6 +122,7 @@ int datum_archive_writer_create(datum_ctx *ctx, const char *path, const datum_ar
 int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const char *const *names,
                               uint32_t n)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     int k = (int)which;
     if (k < 0 || k >= IO_N_DICTS) return refuse(w, "no dictionary number %d", k);
     const char *name = io_dict_cols[k].path;
@@ -155,7 +156,7 @@ static int open_column(datum_archive_writer *w, column *c, const io_dataset_desc
     c->ds = io_h5_create_growing(w->file, d, type, hint, &w->opt, &chunk);
     if (c->ds < 0) return io_failure(w, d->path);
     c->chunk = (size_t)chunk;
-    return (c->buf = io_calloc(w->ctx, c->chunk, io_kind_size(c->kind))) ? DATUM_OK : DATUM_E_NOMEM;
+    return (c->buf = datum_calloc(w->ctx, c->chunk, io_kind_size(c->kind))) ? DATUM_OK : DATUM_E_NOMEM;
 }
 
 /* The values a column accepts: the format's rule narrowed by the plan and
@@ -197,7 +198,7 @@ static int start(datum_archive_writer *w)
         rc = open_column(w, &w->row[k], &io_result_cols[k], &io_result_rules[k], lo, hi,
                          p->max_results);
     }
-    if (rc == DATUM_OK && !(w->seen = io_calloc(w->ctx, w->dict_len[IO_D_PAIRS], sizeof *w->seen)))
+    if (rc == DATUM_OK && !(w->seen = datum_calloc(w->ctx, w->dict_len[IO_D_PAIRS], sizeof *w->seen)))
         rc = DATUM_E_NOMEM;
     static const uint64_t zero = 0;
     if (rc == DATUM_OK) rc = put(w, &w->field[IO_F_OFFSET], &zero, 1);
@@ -380,14 +381,15 @@ static int check_order(datum_archive_writer *w, const datum_chunk *c, uint64_t f
 
 int datum_archive_writer_append(datum_archive_writer *w, const datum_chunk *c)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     const void *row[IO_N_RESULT_COLS];
     int rc = w->started ? DATUM_OK : start(w);
     if (rc != DATUM_OK || c->n_fields == 0) return rc;
     row_arrays(c, row);
     if ((rc = check_shape(w, c, row)) != DATUM_OK) return rc;
-    rc = io_reserve(w->ctx, &w->field_date, &w->date_cap, c->n_fields, sizeof *w->field_date);
+    rc = datum_reserve(w->ctx, &w->field_date, &w->date_cap, c->n_fields, sizeof *w->field_date);
     if (rc == DATUM_OK)
-        rc = io_reserve(w->ctx, &w->field_end, &w->end_cap, c->n_fields, sizeof *w->field_end);
+        rc = datum_reserve(w->ctx, &w->field_end, &w->end_cap, c->n_fields, sizeof *w->field_end);
     int32_t first = w->n_results ? w->first_date : c->date[0];
     int32_t last = w->n_results ? w->last_date : c->date[0];
     for (uint64_t f = 0; f < c->n_fields && rc == DATUM_OK; f++) {
@@ -427,6 +429,7 @@ int datum_archive_writer_append(datum_archive_writer *w, const datum_chunk *c)
 int datum_archive_writer_truth(datum_archive_writer *w, const double *pair_strength,
                                uint32_t n_pairs)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     const char *name = io_truth_strength.path;
     if (!w->dict_done[IO_D_PAIRS] || n_pairs != w->dict_len[IO_D_PAIRS])
         return refuse(w, "%s needs one value per pair of /dict/pairs, written first", name);
@@ -446,6 +449,7 @@ int datum_archive_writer_truth(datum_archive_writer *w, const double *pair_stren
 
 int datum_archive_writer_truth_attr(datum_archive_writer *w, const char *key, const char *value)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     if (io_h5_ensure_group(w->file, "truth") < 0) return io_failure(w, "truth");
     hid_t g = H5Gopen2(w->file, "truth", H5P_DEFAULT);
     int rc = DATUM_OK;
@@ -459,6 +463,7 @@ int datum_archive_writer_truth_attr(datum_archive_writer *w, const char *key, co
 
 int datum_archive_writer_commit(datum_archive_writer **pw)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     datum_archive_writer *w = *pw;
     *pw = NULL;
     if (!w) return DATUM_OK;
@@ -478,6 +483,7 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
 
 void datum_archive_writer_abort(datum_archive_writer **w)
 {
+    io_h5_silence(); /* this thread too: a caller may use several */
     if (!w || !*w) return;
     writer_free(*w);
     *w = NULL;

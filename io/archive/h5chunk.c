@@ -70,20 +70,26 @@ static void unshuffle_bytes(const unsigned char *in, unsigned char *out, size_t 
         for (size_t i = 0; i < n; i++) out[i * elem + b] = in[b * n + i];
 }
 
-int io_chunked_write(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, const void *data,
-                     int threads)
+/* Records the out-of-memory of a libdeflate (de)compressor; thread-safe. */
+static int codec_nomem(datum_ctx *ctx, const char *what)
+{
+    return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (a deflate %s)", what);
+}
+
+int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
+                     const void *data, int threads)
 {
     size_t bytes = (size_t)c->chunk * c->elem;
     size_t bound = libdeflate_zlib_compress_bound(NULL, bytes);
-    unsigned char *work = malloc(n_chunks * (bound + bytes));
-    size_t *size = malloc(n_chunks * sizeof *size);
-    int failed = !work || !size;
-    if (!failed) {
-#pragma omp parallel num_threads(threads) reduction(| : failed)
+    unsigned char *work = datum_malloc(ctx, n_chunks, bound + bytes);
+    size_t *size = datum_malloc(ctx, n_chunks, sizeof *size);
+    int failed = 0, nomem = !work || !size;
+    if (!nomem) {
+#pragma omp parallel num_threads(threads) reduction(| : failed, nomem)
         {
             struct libdeflate_compressor *z =
                 c->deflate_level ? libdeflate_alloc_compressor(c->deflate_level) : NULL;
-            failed |= c->deflate_level && !z;
+            if (c->deflate_level && !z) nomem = codec_nomem(ctx, "compressor") != 0;
 #pragma omp for schedule(static)
             for (size_t k = 0; k < n_chunks; k++) {
                 const unsigned char *raw = (const unsigned char *)data + k * bytes;
@@ -95,33 +101,33 @@ int io_chunked_write(const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
                 }
                 if (c->shuffle) shuffle_bytes(raw, tmp, c->chunk, c->elem);
                 const unsigned char *src = c->shuffle ? tmp : raw;
-                size[k] = !z                ? 0
-                          : c->entropy_only ? io_huffman_zlib_compress(z, src, bytes, packed, bound)
-                                            : libdeflate_zlib_compress(z, src, bytes, packed, bound);
+                if (!z) continue; /* nomem */
+                size[k] = c->entropy_only ? io_huffman_zlib_compress(z, src, bytes, packed, bound)
+                                          : libdeflate_zlib_compress(z, src, bytes, packed, bound);
                 failed |= size[k] == 0;
             }
             if (z) libdeflate_free_compressor(z);
         }
     }
     /* HDF5 itself is serial: the finished chunks go in one by one, in order. */
-    for (size_t k = 0; k < n_chunks && !failed; k++) {
+    for (size_t k = 0; k < n_chunks && !failed && !nomem; k++) {
         hsize_t offset = (first_chunk + k) * c->chunk;
         failed = H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size[k],
                                 work + k * (bound + bytes) + bytes) < 0;
     }
-    free(work);
-    free(size);
-    return failed ? -1 : 0;
+    datum_free(work);
+    datum_free(size);
+    return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_IO : DATUM_OK;
 }
 
-int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, void *data,
-                    int threads)
+int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
+                    void *data, int threads)
 {
     size_t bytes = (size_t)c->chunk * c->elem;
     /* Stored chunks are read serially into one buffer, then decoded in parallel. */
-    hsize_t *stored = malloc(n_chunks * sizeof *stored);
-    size_t *start = malloc((n_chunks + 1) * sizeof *start);
-    int failed = !stored || !start;
+    hsize_t *stored = datum_malloc(ctx, n_chunks, sizeof *stored);
+    size_t *start = datum_malloc(ctx, n_chunks + 1, sizeof *start);
+    int nomem = !stored || !start, failed = nomem;
     for (size_t k = 0; k < n_chunks && !failed; k++) {
         hsize_t offset = (first_chunk + k) * c->chunk;
         failed = H5Dget_chunk_storage_size(c->ds, &offset, &stored[k]) < 0 || stored[k] == 0;
@@ -130,8 +136,13 @@ int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, 
     if (!failed) {
         start[0] = 0;
         for (size_t k = 0; k < n_chunks; k++) start[k + 1] = start[k] + (size_t)stored[k];
-        packed = malloc(start[n_chunks] + (size_t)threads * bytes);
-        failed = !packed;
+        size_t extra = (size_t)threads * bytes; /* one unshuffle buffer per thread */
+        packed = start[n_chunks] <= SIZE_MAX - extra
+                     ? datum_malloc(ctx, start[n_chunks] + extra, 1)
+                     : NULL;
+        if (!packed && start[n_chunks] > SIZE_MAX - extra)
+            datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (chunks of %zu bytes)", bytes);
+        failed = nomem = !packed;
     }
     for (size_t k = 0; k < n_chunks && !failed; k++) {
         hsize_t offset = (first_chunk + k) * c->chunk;
@@ -140,11 +151,11 @@ int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, 
                  mask != 0; /* a skipped filter: not a chunk we can decode */
     }
     if (!failed) {
-#pragma omp parallel num_threads(threads) reduction(| : failed)
+#pragma omp parallel num_threads(threads) reduction(| : failed, nomem)
         {
             struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
             unsigned char *tmp = packed + start[n_chunks] + (size_t)omp_get_thread_num() * bytes;
-            failed |= !z;
+            if (!z) nomem = codec_nomem(ctx, "decompressor") != 0;
 #pragma omp for schedule(static)
             for (size_t k = 0; k < n_chunks; k++) {
                 unsigned char *out = (unsigned char *)data + k * bytes;
@@ -155,7 +166,8 @@ int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, 
                     if (in_n == bytes) memcpy(out, in, bytes);
                     continue;
                 }
-                if (!z || libdeflate_zlib_decompress(z, in, in_n, c->shuffle ? tmp : out, bytes, &got) !=
+                if (!z) continue; /* nomem */
+                if (libdeflate_zlib_decompress(z, in, in_n, c->shuffle ? tmp : out, bytes, &got) !=
                               LIBDEFLATE_SUCCESS || got != bytes) {
                     failed = 1;
                     continue;
@@ -165,8 +177,8 @@ int io_chunked_read(const io_chunked *c, uint64_t first_chunk, size_t n_chunks, 
             if (z) libdeflate_free_decompressor(z);
         }
     }
-    free(packed);
-    free(stored);
-    free(start);
-    return failed ? -1 : 0;
+    datum_free(packed);
+    datum_free(stored);
+    datum_free(start);
+    return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_FORMAT : DATUM_OK;
 }

@@ -1,0 +1,177 @@
+/*
+ * window.c - sequential reads of one integer column of an archive: whole
+ * chunks decoded a batch at a time in parallel (h5chunk.c) and kept, so that
+ * consecutive reads decode each chunk once, then widened to the caller's C
+ * type. Used by the chunk reader and by the opening check of the offsets.
+ */
+#include "io_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+/* Sets up the direct path for ds: 1, or -1 when the library must read it (a
+ * pipeline h5chunk.c does not reproduce, or a type that is not a
+ * little-endian integer). */
+static int window_open(hid_t ds, io_window *w)
+{
+    hid_t type = H5Dget_type(ds);
+    int ok = type >= 0 && H5Tget_class(type) == H5T_INTEGER && H5Tget_order(type) == H5T_ORDER_LE &&
+             io_chunked_open(ds, &w->codec) == 0 && io_h5_length(ds, &w->length) >= 0;
+    if (ok) w->is_signed = H5Tget_sign(type) == H5T_SGN_2;
+    if (type >= 0) H5Tclose(type);
+    return ok ? 1 : -1;
+}
+
+/* Loads element i of a little-endian integer array of `size` bytes
+ * (memcpy: no alignment assumed; the machine is little-endian, as the
+ * direct path requires). */
+static inline int64_t load_int(const unsigned char *p, size_t i, size_t size, int is_signed)
+{
+    switch (size * 2 + (is_signed != 0)) {
+    case 2: return p[i];
+    case 3: return (int8_t)p[i];
+    case 4: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+    case 5: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+    case 8: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case 9: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case 16: { uint64_t v; memcpy(&v, p + 8 * i, 8); return v > INT64_MAX ? INT64_MAX : (int64_t)v; }
+    default: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
+    }
+}
+
+/* Converts file values in[from..to) (`size` bytes, signed or not) to the
+ * chunk's C type, saturating like HDF5, and widens [*lo, *hi] to the file
+ * values met. Always inlined with constant size and sign (widen_block), so
+ * that each file type gets its own loops with the load specialised. */
+static inline int64_t clamp(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static inline __attribute__((always_inline)) void widen_span(const unsigned char *in, size_t from,
+                                                             size_t to, int kind, void *out,
+                                                             int64_t *lo, int64_t *hi,
+                                                             size_t size, int sgn)
+{
+    /* T: the narrowest type that holds every file value, so that the loops
+     * vectorise (int32 minima and maxima exist in SIMD, int64 ones barely).
+     * The span's range starts at [T_MAX, T_MIN]: merged into [*lo, *hi] it
+     * changes nothing that a value of type T would not. */
+#define WIDEN_LOOP(T, T_MIN, T_MAX, STORE)                                                        \
+    {                                                                                              \
+        T l = T_MAX, h = T_MIN;                                                                    \
+        for (size_t i = from; i < to; i++) {                                                       \
+            T v = (T)load_int(in, i, size, sgn);                                                   \
+            l = v < l ? v : l;                                                                     \
+            h = v > h ? v : h;                                                                     \
+            STORE;                                                                                 \
+        }                                                                                          \
+        if (l < *lo) *lo = l;                                                                      \
+        if (h > *hi) *hi = h;                                                                      \
+    }
+#define WIDEN_KINDS(T, T_MIN, T_MAX)                                                              \
+    switch (kind) {                                                                                \
+    case IO_KIND_U8:                                                                               \
+        WIDEN_LOOP(T, T_MIN, T_MAX, ((uint8_t *)out)[i] = (uint8_t)clamp(v, 0, UINT8_MAX))         \
+        break;                                                                                     \
+    case IO_KIND_U32:                                                                              \
+        WIDEN_LOOP(T, T_MIN, T_MAX, ((uint32_t *)out)[i] = (uint32_t)clamp(v, 0, UINT32_MAX))      \
+        break;                                                                                     \
+    case IO_KIND_U64:                                                                              \
+        WIDEN_LOOP(T, T_MIN, T_MAX, ((uint64_t *)out)[i] = (uint64_t)clamp(v, 0, INT64_MAX))       \
+        break;                                                                                     \
+    default:                                                                                       \
+        WIDEN_LOOP(T, T_MIN, T_MAX, ((int32_t *)out)[i] = (int32_t)clamp(v, INT32_MIN, INT32_MAX)) \
+    }
+    if (size <= 2) WIDEN_KINDS(int32_t, INT32_MIN, INT32_MAX)
+    else WIDEN_KINDS(int64_t, INT64_MIN, INT64_MAX)
+#undef WIDEN_KINDS
+#undef WIDEN_LOOP
+}
+
+static void widen_block(const io_window *w, const unsigned char *in, size_t from, size_t to,
+                        int kind, void *out, int64_t *lo, int64_t *hi)
+{
+    switch (w->codec.elem * 2 + (w->is_signed != 0)) {
+    case 2: widen_span(in, from, to, kind, out, lo, hi, 1, 0); break;
+    case 3: widen_span(in, from, to, kind, out, lo, hi, 1, 1); break;
+    case 4: widen_span(in, from, to, kind, out, lo, hi, 2, 0); break;
+    case 5: widen_span(in, from, to, kind, out, lo, hi, 2, 1); break;
+    case 8: widen_span(in, from, to, kind, out, lo, hi, 4, 0); break;
+    case 9: widen_span(in, from, to, kind, out, lo, hi, 4, 1); break;
+    case 16: widen_span(in, from, to, kind, out, lo, hi, 8, 0); break;
+    default: widen_span(in, from, to, kind, out, lo, hi, 8, 1);
+    }
+}
+
+/* widen_block over n values, in blocks spread over the threads; [*seen_lo,
+ * *seen_hi] grows to the file values met, so that the range check needs no
+ * pass of its own unless a value is out of range. */
+static void widen(const io_window *w, const unsigned char *in, size_t n, int kind, void *out,
+                  int threads, int64_t *seen_lo, int64_t *seen_hi)
+{
+    enum { BLOCK = 1 << 14 };
+    int64_t lo = *seen_lo, hi = *seen_hi, blocks = (int64_t)((n + BLOCK - 1) / BLOCK);
+    if (n < IO_PARALLEL_MIN_ELEMENTS) threads = 1;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : lo) reduction(max : hi)
+    for (int64_t b = 0; b < blocks; b++) {
+        size_t from = (size_t)b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
+        widen_block(w, in, from, to, kind, out, &lo, &hi);
+    }
+    *seen_lo = lo;
+    *seen_hi = hi;
+}
+
+int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
+                   int threads, int64_t *seen_lo, int64_t *seen_hi)
+{
+    *seen_lo = INT64_MAX;
+    *seen_hi = INT64_MIN;
+    if (w->state == 0) w->state = window_open(ds, w);
+    if (w->state < 0 || n == 0) {
+        *seen_lo = INT64_MIN;
+        *seen_hi = INT64_MAX;
+        return io_h5_read_range(ds, io_kind_memtype(kind), first, n, out) < 0 ? DATUM_E_FORMAT
+                                                                              : DATUM_OK;
+    }
+    uint64_t chunk = w->codec.chunk, n_chunks = (w->length + chunk - 1) / chunk;
+    uint64_t batch = 2 * (uint64_t)threads; /* two chunks per thread per round */
+    if (first + n > w->length) return DATUM_E_FORMAT;
+    for (size_t done = 0; done < n;) {
+        uint64_t pos = first + done, c = pos / chunk;
+        if (c < w->first || c >= w->first + w->count) {
+            uint64_t count = n_chunks - c < batch ? n_chunks - c : batch;
+            if (count > w->cap) {
+                datum_free(w->raw);
+                w->raw = datum_malloc(ctx, (size_t)(count * chunk), w->codec.elem);
+                w->cap = w->raw ? count : 0;
+                if (!w->raw) return DATUM_E_NOMEM;
+            }
+            w->first = c;
+            w->count = 0; /* invalid until decoded */
+            /* A damaged chunk further on fails the batch: decode only the chunk
+             * needed now, so the error names the rows the damage is in. */
+            int rc = io_chunked_read(ctx, &w->codec, c, (size_t)count, w->raw, threads);
+            if (rc == DATUM_E_FORMAT && count > 1) {
+                count = 1;
+                rc = io_chunked_read(ctx, &w->codec, c, 1, w->raw, 1);
+            }
+            if (rc != DATUM_OK) return rc;
+            w->count = count;
+        }
+        uint64_t end = (w->first + w->count) * chunk;
+        size_t take = (size_t)(end - pos < n - done ? end - pos : n - done);
+        widen(w, w->raw + (size_t)(pos - w->first * chunk) * w->codec.elem, take, kind,
+              (unsigned char *)out + done * io_kind_size(kind), threads, seen_lo, seen_hi);
+        done += take;
+    }
+    return 0;
+}
+
+void io_window_free(io_window *w)
+{
+    datum_free(w->raw);
+    w->raw = NULL;
+    w->cap = w->count = 0;
+}
