@@ -326,6 +326,30 @@ static const char *ordering_name(datum_rate_ordering ordering)
     return kOrderings[ordering];
 }
 
+/* Which sparse components the structure certifies, which it leaves to the
+ * numerical search (listed, the first REPORT_SEARCHED_MAX, with their pairs). */
+#define REPORT_SEARCHED_MAX 20
+static void report_certificate(FILE *f, const datum_rate_result *r)
+{
+    const datum_rate_stats *s = &r->stats;
+    fprintf(f, "  \"null_space\": {\"certified_components\": %u, \"certified_pairs\": %u, "
+               "\"searched_components\": %u, \"searched_pairs\": %u, \"certificate_rounds\": %u, "
+               "\"searched\": [",
+            s->certified_components, s->certified_pairs, s->searched_components, s->searched_pairs,
+            s->certify_rounds);
+    uint32_t listed = 0;
+    for (uint32_t c = 0; c < r->n_components && listed < REPORT_SEARCHED_MAX; c++) {
+        int how = r->component_null[c];
+        if (how != DATUM_RATE_NULL_SEARCH && how != DATUM_RATE_NULL_FACTOR) continue;
+        uint32_t pairs = 0;
+        for (uint32_t j = 0; j < r->n_pairs; j++) pairs += r->component[j] == (int32_t)c;
+        fprintf(f, "%s{\"component\": %u, \"pairs\": %u, \"how\": \"%s\"}", listed ? ", " : "", c,
+                pairs, how == DATUM_RATE_NULL_SEARCH ? "pieces and blocks" : "whole factor");
+        listed++;
+    }
+    fprintf(f, "]},\n");
+}
+
 static void report_json(FILE *f, const rate_job *job, const char *archive, const rate_run *run,
                         const datum_rate_result *r)
 {
@@ -362,6 +386,7 @@ static void report_json(FILE *f, const rate_job *job, const char *archive, const
             s->null_total, s->null_structural, s->null_numeric, s->null_dense,
             s->null_dense_structural, s->null_complete ? "true" : "false");
     json_real(f, "worst_null_check", s->null_check, "},\n");
+    report_certificate(f, r);
     fprintf(f, "  \"residual\": {");
     JSON_REALS(f, ", ", {"norm_Av_minus_r", s->residual}, {"least_possible", s->least_residual},
                {"relative_on_range", s->range_residual}, {"tolerance", job->opt.tolerance});
@@ -464,6 +489,11 @@ static void print_summary(const rate_job *job, const rate_run *run, const datum_
            s->least_residual, s->range_residual, s->converged ? "" : " (above the tolerance)");
     if (s->path == DATUM_RATE_ITERATIVE)
         printf("%d conjugate gradient iterations, %u preconditioner blocks\n", s->iterations, s->blocks);
+    if (s->certified_components + s->searched_components > 0)
+        printf("null space: %u components (%u pairs) certified by the structure, %u (%u pairs) "
+               "searched numerically%s\n",
+               s->certified_components, s->certified_pairs, s->searched_components,
+               s->searched_pairs, s->null_complete ? "" : " (search not complete)");
     if (run->has_truth) {
         printf("correlation with the true strengths over %zu pairs: raw Butler %.4f, "
                "compensated %.4f (board-weighted %.4f, %.4f)\n",

@@ -154,9 +154,18 @@ typedef struct {
     uint32_t null_dense;           /* null dimension found by the dense path */
     uint32_t null_dense_structural;/* the structural count of the same components */
     uint32_t null_total;           /* dimension of null(A) used */
-    int null_complete;             /* 1: the numerical search saw the whole gauged system
-                                      (direct, dense); 0: only peeled pieces and
+    int null_complete;             /* 1: the null space used is the whole of null(A): every
+                                      component dense, certified by the structure or
+                                      searched on the whole gauged system (direct); 0: some
+                                      component only searched in peeled pieces and
                                       preconditioner blocks (iterative) */
+    uint32_t certified_components; /* sparse components whose null space the structure
+                                      decides (methods.md, "A certified null space") */
+    uint32_t certified_pairs;      /* their pairs */
+    uint32_t searched_components;  /* sparse components it does not decide: searched
+                                      numerically (completely on the direct path only) */
+    uint32_t searched_pairs;       /* their pairs */
+    uint32_t certify_rounds;       /* rounds of the certificate's closure */
     double residual;               /* ||A v - r|| */
     double least_residual;         /* ||r - r_c||, the least possible */
     double range_residual;         /* ||A v - r_c|| / ||r_c|| (ridge: of the ridge system) */
@@ -179,6 +188,16 @@ typedef struct {
     int converged;                 /* 1 if range_residual <= tolerance */
 } datum_rate_stats;
 
+/* How a component's null space was found. */
+typedef enum {
+    DATUM_RATE_NULL_DENSE = 1,     /* eigendecomposition (complete) */
+    DATUM_RATE_NULL_STRUCTURE = 2, /* certified by the structure, no numerical search */
+    DATUM_RATE_NULL_FACTOR = 3,    /* structure + zero pivots of the whole gauged factor
+                                      (direct; complete) */
+    DATUM_RATE_NULL_SEARCH = 4     /* structure + zero pivots of peeled pieces and
+                                      preconditioner blocks (iterative; not complete) */
+} datum_rate_null;
+
 /* The solution: per pair (n_pairs each, owned; NaN / -1 for pairs without a
  * kept row). */
 typedef struct {
@@ -187,15 +206,18 @@ typedef struct {
     double *boards;           /* n_j */
     double *butler_per_board; /* r_j / n_j: raw Butler per weighted board */
     int32_t *component;       /* connected component of A, numbered from 0 in pair order */
+    uint32_t n_components;    /* stats.components */
+    uint8_t *component_null;  /* per component: how its null space was found (datum_rate_null) */
     datum_rate_stats stats;
 } datum_rate_result;
 
 /* Solves the problem (methods.md §6 / docs/methods.md §6): assembles A and
  * r, finds the null space (structurally: opponent components and
- * fixed-direction groups; densely for components of at most dense_max pairs;
+ * fixed-direction groups, certified complete where the structure decides it,
+ * result->component_null; densely for components of at most dense_max pairs;
  * numerically by factorisation for the rest: completely on the direct path,
- * in peeled pieces and preconditioner blocks on the iterative one, see
- * stats.null_complete), projects r on the range of A and returns the
+ * in peeled pieces and preconditioner blocks of the uncertified components on
+ * the iterative one, see stats.null_complete), projects r on the range of A and returns the
  * least-squares solution of smallest sum_j n_j v_j^2 (with ridge > 0, the
  * solution of (A + ridge W) v = r_c). The problem is consumed (no more chunks
  * can be added) but stays valid for datum_rate_problem_boards/_butler.

@@ -84,6 +84,10 @@ typedef struct {
     int32_t *gpin;          /* per group: its second pinned pair */
     int32_t *gfirst;        /* per group: the component holding gpin */
     uint32_t n_fixed;
+    /* The certificate (rate_structure_certify): per component of A, 1 when
+     * its null space is proved to be the span of its structural vectors. */
+    uint8_t *acomp_certified;
+    uint32_t certify_rounds; /* rounds of the closure */
 } rate_structure;
 
 /* Builds the appearance index, the components, the groups and the pins
@@ -91,6 +95,15 @@ typedef struct {
 int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
                          rate_structure *s);
 void rate_structure_free(rate_structure *s);
+
+/* The certified null space (docs/methods.md, "A certified null space"): a
+ * closure over the tables (equal ratings, equal or opposite offsets) that
+ * sets acomp_certified[c] for each sparse component c whose every null
+ * vector is a combination of its indicators and group vector. A check on
+ * the structure only (no numbers): O(pairs + layouts + tables) a round, the
+ * rounds repeated while they learn something. Called by
+ * rate_structure_build. DATUM_OK or DATUM_E_NOMEM. */
+int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s);
 
 /* ------------------------------------------------------------------------ */
 /* The matrix A, by blocks of columns (assemble.c)                          */

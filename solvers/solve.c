@@ -31,6 +31,7 @@ void datum_rate_result_free(datum_rate_result **r)
     datum_free((*r)->boards);
     datum_free((*r)->butler_per_board);
     datum_free((*r)->component);
+    datum_free((*r)->component_null);
     datum_free(*r);
     *r = NULL;
 }
@@ -73,6 +74,15 @@ static void count_structure(const rate_structure *s, datum_rate_stats *st)
         st->dense_components += s->acomp_dense[c];
         if (s->acomp_size[c] > st->largest_component) st->largest_component = s->acomp_size[c];
     }
+    for (uint32_t c = 0; c < s->n_acomp; c++) {
+        if (s->acomp_dense[c]) continue;
+        int certified = s->acomp_certified[c];
+        st->certified_components += (uint32_t)certified;
+        st->certified_pairs += certified ? s->acomp_size[c] : 0;
+        st->searched_components += (uint32_t)!certified;
+        st->searched_pairs += certified ? 0 : s->acomp_size[c];
+    }
+    st->certify_rounds = s->certify_rounds;
     for (uint32_t c = 0; c < s->n_ocomp; c++)
         if (s->acomp_dense[s->oacomp[c]]) st->null_dense_structural++;
     for (uint32_t c = 0; c < s->n_ocomp; c++) /* a group counts once, at its first component */
@@ -159,6 +169,17 @@ int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opt
             rc_all[j] = sp.rc[j];
         }
     }
+    res->n_components = s.n_acomp;
+    res->component_null = datum_malloc(ctx, s.n_acomp + 1, 1);
+    if (!res->component_null) {
+        rc = DATUM_E_NOMEM;
+        goto done;
+    }
+    for (uint32_t c = 0; c < s.n_acomp; c++)
+        res->component_null[c] = s.acomp_dense[c]       ? DATUM_RATE_NULL_DENSE
+                                 : s.acomp_certified[c] ? DATUM_RATE_NULL_STRUCTURE
+                                 : st->path == DATUM_RATE_DIRECT ? DATUM_RATE_NULL_FACTOR
+                                                                 : DATUM_RATE_NULL_SEARCH;
     st->null_total = st->null_structural - st->null_dense_structural + st->null_numeric + st->null_dense;
     if ((rc = residuals(ctx, p, &a, opt.ridge, res->rating, rc_all, st)) != DATUM_OK) goto done;
     st->converged = st->range_residual <= opt.tolerance;

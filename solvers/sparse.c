@@ -524,9 +524,13 @@ static int search_peeled(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, c
 {
     const datum_rate_problem *p = sp->p;
     uint32_t n = sp->s->n, *parent = NULL, *pairs = NULL, n_pieces = 0;
-    uint8_t *peeled = datum_malloc(ctx, n, 1);
+    uint8_t *peeled = datum_malloc(ctx, n, 1), *uncertified = datum_malloc(ctx, n, 1);
     SuiteSparse_long *piece = datum_malloc(ctx, (size_t)nb->n + 1, sizeof *piece);
-    int rc = peeled && piece ? rate_peel(ctx, p, sp->s, sp->sparse, peeled) : DATUM_E_NOMEM;
+    for (uint32_t j = 0; uncertified && j < n; j++) /* the structure decides the others */
+        uncertified[j] = sp->sparse[j] && !sp->s->acomp_certified[sp->s->acomp[j]];
+    int rc = peeled && uncertified && piece ? rate_peel(ctx, p, sp->s, uncertified, peeled)
+                                            : DATUM_E_NOMEM;
+    datum_free(uncertified);
     if (rc == DATUM_OK && !(parent = datum_malloc(ctx, n, sizeof *parent))) rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) { /* pieces: peeled pairs sharing a field (union-find) */
         for (uint32_t j = 0; j < n; j++) parent[j] = j;
@@ -862,7 +866,7 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
         }
     }
     st->path = path;
-    st->null_complete = path == DATUM_RATE_DIRECT;
+    st->null_complete = path == DATUM_RATE_DIRECT || st->searched_components == 0;
     rc = path == DATUM_RATE_DIRECT ? direct(ctx, sp, M, L, &nb, &op, st, &cm)
                                    : iterative(ctx, sp, &nb, &op, st);
     if (rc == DATUM_OK && !shift) rate_null_remove(&sp->null, 1, sp->y);

@@ -211,6 +211,7 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
             s->acomp_dense[c] = s->acomp_size[c] <= (uint32_t)(dense_max > 0 ? dense_max : 0);
         rc = build_pins(ctx, p, s);
     }
+    if (rc == DATUM_OK) rc = rate_structure_certify(ctx, p, s);
     datum_free(rated);
     if (rc != DATUM_OK) rate_structure_free(s);
     return rc;
@@ -222,5 +223,247 @@ void rate_structure_free(rate_structure *s)
     datum_free(s->acomp); datum_free(s->acomp_size); datum_free(s->acomp_dense);
     datum_free(s->ocomp); datum_free(s->sign); datum_free(s->ofixed); datum_free(s->oacomp); datum_free(s->ogroup);
     datum_free(s->opin); datum_free(s->gpin); datum_free(s->gfirst);
+    datum_free(s->acomp_certified);
     memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The certificate (docs/methods.md, "A certified null space")              */
+
+/* What the closure knows about every null vector u of a sparse component
+ * (u with c_l0(u) = 0 at one layout l0 of each group): pairs in one class of
+ * `pair` have equal u; layouts in one class of `lay` have offsets equal up
+ * to sign (c_l = (-1)^lpar c_root), and a class with lzero has offset 0. */
+typedef struct {
+    const datum_rate_problem *p;
+    const rate_structure *s;
+    uint32_t *pair;     /* union-find over pairs */
+    uint32_t *lay;      /* signed union-find over layouts */
+    uint8_t *lpar, *lzero, *ldone, *lsparse;
+    uint32_t *stamp, *other, *stamp2, *other2; /* per pair root, per pass */
+    uint32_t *lorder, *torder; /* layouts by class, tables by smaller end */
+    uint64_t *start;    /* counting sort, max(n, layouts) + 2 */
+    int changed;
+} closure;
+
+static uint32_t lay_find(closure *c, uint32_t x, uint8_t *parity)
+{
+    uint32_t root = x;
+    uint8_t par = 0;
+    while (c->lay[root] != root) {
+        par ^= c->lpar[root];
+        root = c->lay[root];
+    }
+    for (uint8_t q = par; c->lay[x] != x;) { /* compress, keeping parities to the root */
+        uint32_t next = c->lay[x];
+        uint8_t px = c->lpar[x];
+        c->lay[x] = root;
+        c->lpar[x] = q;
+        q ^= px;
+        x = next;
+    }
+    *parity = par;
+    return root;
+}
+
+/* c_a = (-1)^rel c_b: a contradiction (c = -c) makes the class 0. */
+static void lay_unite(closure *c, uint32_t a, uint32_t b, uint8_t rel)
+{
+    uint8_t pa, pb;
+    uint32_t ra = lay_find(c, a, &pa), rb = lay_find(c, b, &pb);
+    if (ra == rb) {
+        if ((pa ^ pb) != rel && !c->lzero[ra]) c->lzero[ra] = 1, c->changed = 1;
+        return;
+    }
+    uint32_t lo = ra < rb ? ra : rb, hi = ra < rb ? rb : ra;
+    c->lay[hi] = lo;
+    c->lpar[hi] = pa ^ pb ^ rel;
+    c->lzero[lo] |= c->lzero[hi];
+    c->changed = 1;
+}
+
+static void pair_unite(closure *c, uint32_t a, uint32_t b)
+{
+    a = find(c->pair, a);
+    b = find(c->pair, b);
+    if (a == b) return;
+    if (a < b) c->pair[b] = a;
+    else c->pair[a] = b;
+    c->changed = 1;
+}
+
+/* Table t oriented in its class's frame: u(*a) - u(*b) = c_root. */
+static uint32_t oriented(closure *c, uint64_t t, uint32_t *a, uint32_t *b, uint8_t *par)
+{
+    uint32_t root = lay_find(c, c->s->t_layout[t], par);
+    uint32_t ns = (uint32_t)c->p->t_ns[t], ew = (uint32_t)c->p->t_ew[t];
+    *a = *par ? ew : ns;
+    *b = *par ? ns : ew;
+    return root;
+}
+
+/* Rules A and B: a class with offset 0 joins the two sides of each of its
+ * tables; a table whose sides are joined gives its class offset 0. */
+static void pass_zero(closure *c)
+{
+    const datum_rate_problem *p = c->p;
+    for (uint32_t l = 0; l < p->n_layouts; l++) {
+        if (!c->lsparse[l] || c->ldone[l]) continue;
+        uint8_t par;
+        uint32_t root = lay_find(c, l, &par);
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1] && !c->lzero[root]; t++)
+            if (find(c->pair, (uint32_t)p->t_ns[t]) == find(c->pair, (uint32_t)p->t_ew[t]))
+                c->lzero[root] = 1, c->changed = 1;
+        if (!c->lzero[root]) continue;
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++)
+            pair_unite(c, (uint32_t)p->t_ns[t], (uint32_t)p->t_ew[t]);
+        c->ldone[l] = 1;
+    }
+}
+
+/* Rule C: in one class, two tables whose first sides are joined have their
+ * second sides joined, and the other way round. */
+static void pass_class(closure *c)
+{
+    const datum_rate_problem *p = c->p;
+    uint32_t nl = (uint32_t)p->n_layouts;
+    memset(c->start, 0, ((size_t)nl + 2) * sizeof *c->start);
+    for (uint32_t l = 0; l < nl; l++) {
+        uint8_t par;
+        if (c->lsparse[l] && !c->ldone[l]) c->start[lay_find(c, l, &par) + 2]++;
+    }
+    for (uint32_t k = 0; k < nl; k++) c->start[k + 2] += c->start[k + 1];
+    for (uint32_t l = 0; l < nl; l++) {
+        uint8_t par;
+        if (c->lsparse[l] && !c->ldone[l]) c->lorder[c->start[lay_find(c, l, &par) + 1]++] = l;
+    }
+    memset(c->stamp, 0xff, c->s->n * sizeof *c->stamp);
+    memset(c->stamp2, 0xff, c->s->n * sizeof *c->stamp2);
+    for (uint64_t e = 0; e < c->start[nl]; e++) {
+        uint32_t l = c->lorder[e];
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+            uint32_t a, b;
+            uint8_t par;
+            uint32_t root = oriented(c, t, &a, &b, &par);
+            uint32_t ra = find(c->pair, a), rb = find(c->pair, b);
+            if (c->stamp[ra] == root) pair_unite(c, b, c->other[ra]);
+            else c->stamp[ra] = root, c->other[ra] = b;
+            if (c->stamp2[rb] == root) pair_unite(c, a, c->other2[rb]);
+            else c->stamp2[rb] = root, c->other2[rb] = a;
+        }
+    }
+}
+
+/* Rule D: two tables whose sides are joined (a ~ a', b ~ b') tie their
+ * classes' offsets (c = c'); crossed (a ~ b', b ~ a'), c = -c'. */
+static void pass_cycles(closure *c)
+{
+    const datum_rate_problem *p = c->p;
+    uint32_t n = c->s->n;
+    memset(c->start, 0, ((size_t)n + 2) * sizeof *c->start);
+    for (uint32_t l = 0; l < p->n_layouts; l++) {
+        if (!c->lsparse[l] || c->ldone[l]) continue;
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+            uint32_t ra = find(c->pair, (uint32_t)p->t_ns[t]), rb = find(c->pair, (uint32_t)p->t_ew[t]);
+            c->start[(ra < rb ? ra : rb) + 2]++;
+        }
+    }
+    for (uint32_t k = 0; k < n; k++) c->start[k + 2] += c->start[k + 1];
+    for (uint32_t l = 0; l < p->n_layouts; l++) {
+        if (!c->lsparse[l] || c->ldone[l]) continue;
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+            uint32_t ra = find(c->pair, (uint32_t)p->t_ns[t]), rb = find(c->pair, (uint32_t)p->t_ew[t]);
+            c->torder[c->start[(ra < rb ? ra : rb) + 1]++] = (uint32_t)t;
+        }
+    }
+    memset(c->stamp, 0xff, n * sizeof *c->stamp);
+    for (uint32_t x = 0; x < n; x++) {
+        for (uint64_t e = c->start[x]; e < c->start[x + 1]; e++) {
+            uint32_t t = c->torder[e], l = c->s->t_layout[t];
+            uint32_t ra = find(c->pair, (uint32_t)p->t_ns[t]), rb = find(c->pair, (uint32_t)p->t_ew[t]);
+            uint32_t y = ra == x ? rb : ra, flip = ra == x ? 0 : 1; /* NS side is x, or not */
+            if (c->stamp[y] == x) {
+                uint32_t l0 = c->other[y] >> 1, flip0 = c->other[y] & 1;
+                lay_unite(c, l, l0, (uint8_t)(flip ^ flip0));
+            } else {
+                c->stamp[y] = x;
+                c->other[y] = l << 1 | flip;
+            }
+        }
+    }
+}
+
+/* Sparse pairs whose class is not their opponent component's: 0 when every
+ * opponent component is one class. */
+static uint64_t pairs_open(closure *c)
+{
+    const rate_structure *s = c->s;
+    uint64_t open = 0;
+    for (uint32_t j = 0; j < s->n; j++) {
+        int32_t k = s->ocomp[j];
+        if (k >= 0 && !s->acomp_dense[s->acomp[j]] &&
+            find(c->pair, j) != find(c->pair, (uint32_t)s->opin[k]))
+            open++;
+    }
+    return open;
+}
+
+static void closure_free(closure *c)
+{
+    datum_free(c->pair); datum_free(c->lay); datum_free(c->lpar); datum_free(c->lzero);
+    datum_free(c->ldone); datum_free(c->lsparse); datum_free(c->stamp); datum_free(c->other);
+    datum_free(c->stamp2); datum_free(c->other2); datum_free(c->lorder); datum_free(c->torder);
+    datum_free(c->start);
+}
+
+int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
+{
+    uint32_t n = s->n, nl = (uint32_t)p->n_layouts;
+    size_t wide = (size_t)(n > nl ? n : nl) + 2;
+    closure c = {.p = p, .s = s};
+    c.pair = identity(ctx, n ? n : 1);
+    c.lay = identity(ctx, nl ? nl : 1);
+    c.lpar = datum_calloc(ctx, (size_t)nl + 1, 1);
+    c.lzero = datum_calloc(ctx, (size_t)nl + 1, 1);
+    c.ldone = datum_calloc(ctx, (size_t)nl + 1, 1);
+    c.lsparse = datum_calloc(ctx, (size_t)nl + 1, 1);
+    c.stamp = datum_malloc(ctx, (size_t)n + 1, sizeof *c.stamp);
+    c.other = datum_malloc(ctx, (size_t)n + 1, sizeof *c.other);
+    c.stamp2 = datum_malloc(ctx, (size_t)n + 1, sizeof *c.stamp2);
+    c.other2 = datum_malloc(ctx, (size_t)n + 1, sizeof *c.other2);
+    c.lorder = datum_malloc(ctx, (size_t)nl + 1, sizeof *c.lorder);
+    c.torder = datum_malloc(ctx, p->n_tables + 1, sizeof *c.torder);
+    c.start = datum_malloc(ctx, wide, sizeof *c.start);
+    s->acomp_certified = datum_calloc(ctx, s->n_acomp + 1, 1);
+    int rc = c.pair && c.lay && c.lpar && c.lzero && c.ldone && c.lsparse && c.stamp && c.other &&
+                     c.stamp2 && c.other2 && c.lorder && c.torder && c.start && s->acomp_certified
+                 ? DATUM_OK : DATUM_E_NOMEM;
+    if (rc == DATUM_OK) {
+        uint8_t *seeded = datum_calloc(ctx, s->n_group + 1, 1);
+        if (!seeded) rc = DATUM_E_NOMEM;
+        for (uint32_t l = 0; rc == DATUM_OK && l < nl; l++) {
+            int32_t j = p->t_ns[p->lay_off[l]], g = s->ogroup[s->ocomp[j]];
+            c.lsparse[l] = !s->acomp_dense[s->acomp[j]];
+            if (c.lsparse[l] && g >= 0 && !seeded[g]) /* a group's own direction: c = 0 at l */
+                seeded[g] = 1, c.lzero[l] = 1;
+        }
+        datum_free(seeded);
+    }
+    for (c.changed = 1; rc == DATUM_OK && c.changed;) {
+        c.changed = 0;
+        pass_zero(&c);
+        if (pairs_open(&c) == 0) break;
+        pass_class(&c);
+        pass_cycles(&c);
+        s->certify_rounds++;
+    }
+    for (uint32_t a = 0; rc == DATUM_OK && a < s->n_acomp; a++) s->acomp_certified[a] = !s->acomp_dense[a];
+    for (uint32_t j = 0; rc == DATUM_OK && j < n; j++) {
+        int32_t k = s->ocomp[j];
+        if (k >= 0 && !s->acomp_dense[s->acomp[j]] &&
+            find(c.pair, j) != find(c.pair, (uint32_t)s->opin[k]))
+            s->acomp_certified[s->acomp[j]] = 0;
+    }
+    closure_free(&c);
+    return rc;
 }

@@ -201,6 +201,53 @@ def test_evaluate(run):
     assert "correlation with the true strengths" in p.stdout, p.stdout
 
 
+def test_certified_null_space(run):
+    """A generated archive of clubs, years of sessions: one component whose null space the
+    structure certifies (the constant): the iterative path says its search is complete without
+    a numerical null direction, and its ratings are the direct path's."""
+    h5 = run.path("six.h5")
+    run("generate", "-o", h5, "--clubs", 6, "--years", 2)
+    got = {}
+    for solver in ("direct", "iterative"):
+        out, report = run.path(f"six-{solver}.csv"), run.path(f"six-{solver}.json")
+        p = run("rate", h5, "--out", out, "--report", report, "--solver", solver,
+                "--block-size", 1)
+        rep = json.load(open(report))
+        nulls, comps = rep["null_space"], rep["components"]
+        assert rep["null_directions"]["search_complete"] is True, rep["null_directions"]
+        assert rep["null_directions"]["total"] == 1 and rep["null_directions"]["numerical"] == 0, rep
+        assert nulls["certified_components"] == comps["total"] - comps["dense"] == 1, nulls
+        assert nulls["certified_pairs"] == rep["data"]["rated_pairs"], (nulls, rep["data"])
+        assert nulls["searched_components"] == 0 and nulls["searched"] == [], nulls
+        assert nulls["certificate_rounds"] >= 1, nulls
+        assert "certified by the structure" in p.stdout, p.stdout
+        got[solver] = read_ratings(out)
+    assert set(got["direct"]) == set(got["iterative"])
+    for pair, row in got["direct"].items():
+        assert close(float(got["iterative"][pair]["rating"]), float(row["rating"]), 1e-8), pair
+
+
+def test_searched_component_listed(run):
+    """A Mitchell of 65 tables (130 pairs: past the dense path), every round on its own board:
+    its null space is the structural one (the indicator and the group: an odd number of tables)
+    but arithmetic decides it, not the structure's closure (docs/methods.md): the component is
+    searched numerically, and the report lists it, complete on the direct path only."""
+    tables, rng = 65, random.Random(65)
+    rows = [["Mitchell", "2024-03-02", "", k + 1, t + 1, f"N{t}", f"E{(t + k) % tables}",
+             10 * rng.randint(-60, 60)] for k in range(tables) for t in range(tables)]
+    h5 = run.archive("mitchell", rows)
+    for solver, how, complete in (("direct", "whole factor", True),
+                                  ("iterative", "pieces and blocks", False)):
+        report = run.path(f"mitchell-{solver}.json")
+        run("rate", h5, "--report", report, "--solver", solver)
+        rep = json.load(open(report))
+        assert rep["null_space"]["searched"] == [{"component": 0, "pairs": 130, "how": how}], rep
+        assert rep["null_space"]["certified_components"] == 0, rep["null_space"]
+        assert rep["null_space"]["searched_pairs"] == 130, rep["null_space"]
+        assert rep["null_directions"]["search_complete"] is complete, rep["null_directions"]
+        assert rep["null_directions"]["total"] == 2, rep["null_directions"]
+
+
 def test_ordering_named(run):
     """The report names the ordering of the direct factor as --ordering does."""
     h5 = run.path("ten.h5")
@@ -247,6 +294,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         run = Run(os.path.abspath(args.datum), tmp)
         for test in (test_two_tables_by_hand, test_against_reference, test_evaluate,
+                     test_certified_null_space, test_searched_component_listed,
                      test_ordering_named, test_refusals):
             test(run)
             print(f"ok {test.__name__}")

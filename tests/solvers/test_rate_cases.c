@@ -54,6 +54,9 @@ static void test_two_tables_by_hand(void **state)
             assert_int_equal(r->component[j], 0);
         }
         assert_int_equal(r->stats.null_total, 3); /* an isolated 2-table match */
+        /* its group's offset fixed, each table's two pairs are equal: certified */
+        assert_int_equal(r->stats.null_complete, 1);
+        assert_int_equal(r->stats.certified_components, path == PATH_DENSE ? 0 : 1);
         assert_int_equal(r->stats.components, 1);
         assert_true(r->stats.residual < 1e-12 && r->stats.least_residual < 1e-12);
         datum_rate_result_free(&r);
@@ -81,6 +84,8 @@ static void test_three_tables_inconsistent_by_hand(void **state)
         datum_rate_result *r = rate_run(&a, NULL, &o, 1, DATUM_OK);
         expect_ratings(r, want, 1e-12, kPath[path]);
         assert_int_equal(r->stats.null_total, 4); /* 3 opponent components + 1 group */
+        assert_int_equal(r->stats.null_complete, 1);
+        assert_int_equal(r->stats.certified_components, path == PATH_DENSE ? 0 : 1);
         assert_float_equal(r->stats.residual, sqrt(6) / 3, 1e-12);
         assert_float_equal(r->stats.least_residual, sqrt(6) / 3, 1e-12);
         assert_true(r->stats.range_residual < 1e-12);
@@ -90,8 +95,12 @@ static void test_three_tables_inconsistent_by_hand(void **state)
 }
 
 /* Solves on every path; checks the null dimension, the agreement with the
- * reference and (sparse paths) the split structural / numerical. */
-static void check_all_paths(const tarch *a, uint32_t null_dim, uint32_t numeric)
+ * reference, (sparse paths) the split structural / numerical and whether the
+ * structure certifies the null space of every component (certified: 1) or
+ * leaves some to the numerical search (0). A certified null space is the
+ * structural one, of the reference's dimension, and the iterative paths then
+ * say search_complete without a numerical null direction. */
+static void check_all_paths(const tarch *a, uint32_t null_dim, uint32_t numeric, int certified)
 {
     double *ref = malloc(a->n_pairs * sizeof *ref);
     reference_info info;
@@ -107,6 +116,28 @@ static void check_all_paths(const tarch *a, uint32_t null_dim, uint32_t numeric)
         } else if (path == PATH_DIRECT) {
             assert_int_equal(r->stats.null_numeric, numeric);
             assert_int_equal(r->stats.null_structural, null_dim - numeric);
+        }
+        if (certified < 0 && path != PATH_DENSE) /* either: what it says must hold */
+            certified = r->stats.searched_components == 0;
+        if (path != PATH_DENSE) {
+            if ((r->stats.searched_components == 0) != certified)
+                fail_msg("%s: %u components searched numerically, expected %s", kPath[path],
+                         r->stats.searched_components, certified ? "none" : "some");
+            assert_int_equal(r->stats.null_complete, path == PATH_DIRECT || certified);
+            for (uint32_t c = 0; c < r->n_components; c++) {
+                int how = r->component_null[c];
+                assert_true(how == DATUM_RATE_NULL_STRUCTURE ||
+                            how == (path == PATH_DIRECT ? DATUM_RATE_NULL_FACTOR : DATUM_RATE_NULL_SEARCH));
+            }
+            if (certified) {
+                assert_int_equal(r->stats.null_structural, null_dim);
+                assert_int_equal(r->stats.null_numeric, 0);
+                assert_int_equal(r->stats.certified_components, r->stats.components);
+                assert_int_equal(r->stats.certified_pairs, r->stats.pairs);
+            }
+        } else {
+            assert_int_equal(r->stats.certified_components + r->stats.searched_components, 0);
+            assert_int_equal(r->component_null[0], DATUM_RATE_NULL_DENSE);
         }
         double d = max_diff(a->n_pairs, r->rating, ref);
         if (!(d < 1e-9)) fail_msg("%s: differs from the reference by %g", kPath[path], d);
@@ -125,7 +156,7 @@ static void test_teams_of_eight_evening(void **state)
     int32_t ns[8], ew[8];
     for (int t = 0; t < 8; t++) ns[t] = 2 * t, ew[t] = 2 * t + 1;
     tarch_event(&a, &rng, 19000, 1, 8, 6, ns, ew, NULL);
-    check_all_paths(&a, 9, 0);
+    check_all_paths(&a, 9, 0, 1);
     tarch_free(&a);
 }
 
@@ -140,7 +171,7 @@ static void test_mitchell(void **state)
     for (int k = 0; k < 5; k++)
         for (int t = 0; t < 5; t++) ns[k * 5 + t] = t, ew[k * 5 + t] = 5 + (t + k) % 5;
     tarch_event(&a, &rng, 19000, 5, 5, 2, ns, ew, NULL);
-    check_all_paths(&a, 2, 0);
+    check_all_paths(&a, 2, 0, 0);
     /* The minimum-norm solution: each direction's board-weighted mean is 0. */
     datum_rate_result *r = rate_run(&a, NULL, NULL, 1, DATUM_OK);
     double sum_ns = 0, sum_ew = 0;
@@ -180,7 +211,7 @@ static void test_howell(void **state)
     tarch a;
     tarch_init(&a, 8);
     add_howell(&a, &rng, 0, 19000);
-    check_all_paths(&a, 1, 0);
+    check_all_paths(&a, 1, 0, -1); /* certified or not: the seating is random */
     tarch_free(&a);
 }
 
@@ -197,7 +228,115 @@ static void test_hanging_match(void **state)
     add_howell(&a, &rng, 0, 19000);
     int32_t ns[2] = {0, 9}, ew[2] = {8, 10};
     tarch_event(&a, &rng, 19001, 1, 2, 3, ns, ew, NULL);
-    check_all_paths(&a, 3, 1);
+    check_all_paths(&a, 3, 1, 0);
+    tarch_free(&a);
+}
+
+/* Fields given as tables: layout k seats ns[k][t] against ew[k][t], t <
+ * tables, one board each (scores 10 x (pair numbers), any will do). */
+static void add_layouts(tarch *a, int layouts, int tables, const int32_t *ns, const int32_t *ew)
+{
+    for (int k = 0; k < layouts; k++) {
+        tarch_field(a, 19000 + k);
+        for (int t = 0; t < tables; t++)
+            tarch_row(a, ns[k * tables + t], ew[k * tables + t],
+                      10 * (7 * ns[k * tables + t] - 3 * ew[k * tables + t] + k), 0);
+    }
+}
+
+/* A fixed-direction component the structure decides: NS pairs 0, 1, 2 and EW
+ * pairs 3, 4, 5 in three layouts X = {0-3, 1-4, 2-5}, Y = {0-4, 1-5, 2-3},
+ * Z = {0-3, 1-5, 2-4}. By hand: a null vector u less the group vector that
+ * makes c_X = 0 has u0 = u3, u1 = u4, u2 = u5 (X); Z's table 0-3 then has a
+ * difference 0, so c_Z = 0: u1 = u5 and u2 = u4; Y's table 1-5 now has
+ * difference 0, so c_Y = 0 and u0 = u4: u is constant. Null space: the
+ * indicator and the group, 2, certified. */
+static void test_group_certified(void **state)
+{
+    tarch a;
+    tarch_init(&a, 6);
+    const int32_t ns[] = {0, 1, 2, 0, 1, 2, 0, 1, 2}, ew[] = {3, 4, 5, 4, 5, 3, 3, 5, 4};
+    add_layouts(&a, 3, 3, ns, ew);
+    check_all_paths(&a, 2, 0, 1);
+    tarch_free(&a);
+}
+
+/* Pairs in both directions, connected: L1 = {0-1, 2-3}, L2 = {1-0, 2-3},
+ * L3 = {0-2, 1-3}, L4 = {2-0, 1-3}. By hand: 0 and 1 meet both ways in L1
+ * and L2, so c1 = -c2; 2 and 3 the same way, so c1 = c2: c1 = c2 = 0 and
+ * u0 = u1, u2 = u3. Likewise L3 and L4 (0-2 both ways, 1-3 the same way):
+ * c3 = c4 = 0, u0 = u2: only the constant, 1, certified. */
+static void test_both_directions_certified(void **state)
+{
+    tarch a;
+    tarch_init(&a, 4);
+    const int32_t ns[] = {0, 2, 1, 2, 0, 1, 2, 1}, ew[] = {1, 3, 0, 3, 2, 3, 0, 3};
+    add_layouts(&a, 4, 2, ns, ew);
+    check_all_paths(&a, 1, 0, 1);
+    tarch_free(&a);
+}
+
+/* The same without L4: u = 1 on {0, 1}, 0 on {2, 3} has differences 0 in L1
+ * and L2 and 1 at both tables of L3: a null vector beyond the constant, which
+ * the structure must not certify away. Null dimension 2 (1 found by the
+ * factorisation); the iterative paths say their search is not complete. */
+static void test_both_directions_extra(void **state)
+{
+    tarch a;
+    tarch_init(&a, 4);
+    const int32_t ns[] = {0, 2, 1, 2, 0, 1}, ew[] = {1, 3, 0, 3, 2, 3};
+    add_layouts(&a, 3, 2, ns, ew);
+    reference_info info;
+    double ref[4];
+    reference_solve(&a, NULL, 0, ref, NULL, &info);
+    assert_int_equal(info.null_dim, 2);
+    for (int path = PATH_DIRECT; path < N_PATHS; path++) {
+        datum_rate_options o = path_options(path);
+        datum_rate_result *r = rate_run(&a, NULL, &o, 1, RATE_OK_OR_INACCURATE);
+        assert_int_equal(r->stats.searched_components, 1);
+        assert_int_equal(r->stats.searched_pairs, 4);
+        assert_int_equal(r->stats.certified_components, 0);
+        assert_int_equal(r->stats.null_complete, path == PATH_DIRECT);
+        assert_int_equal(r->component_null[0],
+                         path == PATH_DIRECT ? DATUM_RATE_NULL_FACTOR : DATUM_RATE_NULL_SEARCH);
+        if (path == PATH_DIRECT) {
+            assert_int_equal(r->stats.null_total, 2);
+            assert_true(max_diff(4, r->rating, ref) < 1e-9);
+        }
+        datum_rate_result_free(&r);
+    }
+    tarch_free(&a);
+}
+
+/* Two components: the certified group above (pairs 0-5) and a 5-table
+ * Mitchell (pairs 6-15), whose null space is structural too (2) but decided
+ * by arithmetic (an odd number of tables), not by the closure: searched.
+ * Per component: structure, then the numerical search. */
+static void test_components_each_their_way(void **state)
+{
+    test_rng rng = test_rng_seeded("mixed_components", 7);
+    tarch a;
+    tarch_init(&a, 16);
+    const int32_t gns[] = {0, 1, 2, 0, 1, 2, 0, 1, 2}, gew[] = {3, 4, 5, 4, 5, 3, 3, 5, 4};
+    add_layouts(&a, 3, 3, gns, gew);
+    int32_t ns[5 * 5], ew[5 * 5];
+    for (int k = 0; k < 5; k++)
+        for (int t = 0; t < 5; t++) ns[k * 5 + t] = 6 + t, ew[k * 5 + t] = 11 + (t + k) % 5;
+    tarch_event(&a, &rng, 19100, 5, 5, 2, ns, ew, NULL);
+    check_all_paths(&a, 4, 0, 0);
+    for (int path = PATH_DIRECT; path < N_PATHS; path++) {
+        datum_rate_options o = path_options(path);
+        datum_rate_result *r = rate_run(&a, NULL, &o, 1, DATUM_OK);
+        assert_int_equal(r->n_components, 2);
+        assert_int_equal(r->component[0], 0);
+        assert_int_equal(r->component[6], 1);
+        assert_int_equal(r->component_null[0], DATUM_RATE_NULL_STRUCTURE);
+        assert_int_equal(r->component_null[1],
+                         path == PATH_DIRECT ? DATUM_RATE_NULL_FACTOR : DATUM_RATE_NULL_SEARCH);
+        assert_int_equal(r->stats.certified_pairs, 6);
+        assert_int_equal(r->stats.searched_pairs, 10);
+        datum_rate_result_free(&r);
+    }
     tarch_free(&a);
 }
 
@@ -344,6 +483,10 @@ int main(void)
         cmocka_unit_test(test_mitchell),
         cmocka_unit_test(test_howell),
         cmocka_unit_test(test_hanging_match),
+        cmocka_unit_test(test_group_certified),
+        cmocka_unit_test(test_both_directions_certified),
+        cmocka_unit_test(test_both_directions_extra),
+        cmocka_unit_test(test_components_each_their_way),
         cmocka_unit_test(test_skipped_rows),
         cmocka_unit_test(test_seed_weak_opponents),
         cmocka_unit_test(test_errors),
