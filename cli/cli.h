@@ -5,6 +5,7 @@
 
 #include "datum.h"
 #include "datum_io.h"
+#include "datum_jobs.h"
 #include "datum_text.h"
 
 #include <stdio.h>
@@ -104,35 +105,24 @@ int cli_output_create(datum_ctx *ctx, const char *path, const datum_archive *a,
                       const char *archive_path, const char *command,
                       const cli_method_options *mo, datum_output **out);
 
-/* ------------------------------------------------------------------------ */
-/* --compare-published (published.c): datum's North-South and East-West    */
-/* figures of every line against the ones another program published         */
-/* (docs/cli.md).                                                           */
+/* The HDF5 root attributes of a command's output: the method mo's
+ * description and "archive" = archive_path. */
+typedef struct {
+    const char *keys[32], *values[32];
+    char buffers[32][96];
+    size_t n;
+} cli_output_attrs;
+/* Fills *attrs and returns outputs of a pass with those attributes and no
+ * file yet (the strings live in *attrs and archive_path). */
+datum_pass_outputs cli_pass_outputs(cli_output_attrs *attrs, const cli_method_options *mo,
+                                    const char *archive_path);
 
-typedef struct cli_published cli_published;
-
-/* The chunk columns cli_published_add reads. */
-#define CLI_PUBLISHED_COLUMNS                                                                      \
-    (DATUM_COL_PUBLISHED | DATUM_COL_TABLE)
-
-/* Starts a comparison with the published figures of archive a (opened from
- * path, kept open until the report), datum computing figures of the method
- * `own`. DATUM_E_INPUT "PATH: no published figures ..." if a has none;
- * DATUM_E_NOMEM. *out is freed with cli_published_free. */
-int cli_published_create(datum_ctx *ctx, const datum_archive *a, const char *path,
-                         datum_published_method own, cli_published **out);
-/* Counts the lines of chunk c (read with CLI_PUBLISHED_COLUMNS) that have a
- * published NS figure, and those where it agrees with ns[row] (datum's NS
- * figure, NaN: none) within 0.005, keeping the first disagreements; likewise
- * the lines with a published EW figure against ew[row] (ew NULL: -ns). */
-void cli_published_add(cli_published *p, const datum_chunk *c, const double *ns,
-                       const double *ew);
-/* Prints on out "published: N of M lines agree (tolerance 0.005)" (North-
- * South), the first disagreements (event, section, board, table, published,
- * computed), "published: East-West: N of M lines agree" when EW figures were
- * published, and a note for lines that publish another method's figures. */
-void cli_published_report(const cli_published *p, FILE *out);
-void cli_published_free(cli_published **p); /* accepts NULL and *p == NULL */
+/* --compare-published (published.c): prints on out "published: N of M lines
+ * agree (tolerance T)" (North-South), the first disagreements (event,
+ * section, board, table, published, computed) of archive a, "published:
+ * East-West: N of M lines agree" when EW figures were published, and a note
+ * for lines that publish another method's figures (docs/cli.md). */
+void cli_published_report(const datum_published_summary *s, const datum_archive *a, FILE *out);
 
 /* A progress line on stderr, shown only when stderr is a terminal and the
  * job has run for more than a second. */

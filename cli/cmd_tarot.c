@@ -191,15 +191,9 @@ static int score_event(datum_ctx *ctx, const datum_tarot_options *opt, const dat
     uint64_t e0 = d->event_etuis[e], n_etuis = d->event_etuis[e + 1] - e0, r0, nr;
     event_results(d, e, &r0, &nr);
     for (uint64_t k = 0; k <= n_etuis; k++) w->offset[k] = d->etui_offset[e0 + k] - r0;
-    memset(w->attack_penalty, 0, d->n_players * sizeof *w->attack_penalty);
-    memset(w->defense_penalty, 0, d->n_defenses * sizeof *w->defense_penalty);
-    for (uint64_t i = 0; i < d->n_penalties; i++) /* the rows of a side add up */
-        if ((uint32_t)d->penalty_event[i] == e) {
-            if (d->penalty_side[i] == DATUM_TAROT_ATTACK)
-                w->attack_penalty[d->penalty_id[i]] += d->penalty_pm[i];
-            else
-                w->defense_penalty[d->penalty_id[i]] += d->penalty_pm[i];
-        }
+    datum_tarot_net_penalties(d->n_penalties, d->penalty_event, d->penalty_side, d->penalty_id,
+                              d->penalty_pm, (int32_t)e, w->attack_penalty, d->n_players,
+                              w->defense_penalty, d->n_defenses);
     datum_tarot_tournament t = {.n_etuis = n_etuis,
                                 .offset = w->offset,
                                 .score = d->result_score + r0,

@@ -1,0 +1,301 @@
+/*
+ * datum_jobs.h - the jobs of the library: scoring methods run over an archive
+ * in one pass (chunk reader -> method kernels -> pair totals -> outputs), and
+ * the computations around them (cross-IMP raw totals, the stored type of an
+ * output column, teams match totals, the comparison with published figures,
+ * tarot penalty netting). Usable from C without the `datum` program, which is
+ * a thin layer of options and printing over it.
+ *
+ * A pass reads the archive once and feeds every method added to it:
+ *
+ *     datum_pass *pass;
+ *     int butler, cross;
+ *     datum_pass_create(ctx, "club.h5", &pass);
+ *     datum_pass_add_butler(pass, &nbb, &butler_outputs, &butler);
+ *     datum_pass_add_cross(pass, &mean, &cross_outputs, &cross);
+ *     datum_pass_run(pass);
+ *     datum_pass_totals(pass, butler, &totals);   (and so on)
+ *     datum_pass_free(&pass);
+ *
+ * Conventions are datum.h's: DATUM_OK or a negative DATUM_E_* recorded in the
+ * context with a message. Totals are accumulated in archive order, so every
+ * figure and every output file is bit-identical for any thread count.
+ * Depends on the public headers of engine/ and io/ only.
+ */
+#ifndef DATUM_JOBS_H
+#define DATUM_JOBS_H
+
+#include "datum.h"
+#include "datum_io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Per-pair totals and the stored type of output columns (jobs/totals.c)    */
+
+/* Adds the raw sums of cross-IMPs (or barking cross-IMPs) of n_rows rows to
+ * per-pair totals, in row order: raw[ns_pair[r]] += ns_raw[r] and
+ * raw[ew_pair[r]] -= ns_raw[r] for every row whose ns_raw is not NaN (NaN:
+ * the row got no score). Pair indices must be < the length of raw (not
+ * checked). Pure; never fails. */
+void datum_pairs_accumulate_raw(size_t n_rows, const int32_t *ns_pair, const int32_t *ew_pair,
+                                const double *ns_raw, double *raw);
+
+/* The narrowest stored type that holds every Butler IMP of method m exactly:
+ * WBF IMPs are integers from -24 to 24 (DATUM_STORE_I8), halves with
+ * scale.halved (DATUM_STORE_F32); the adjusted awards must fit too
+ * (integers in -128..127 for I8, exact floats for F32). The linear scale
+ * gives DATUM_STORE_F64. Pure. */
+datum_store_type datum_imps_store_type(const datum_method *m);
+
+/* The narrowest stored type that holds every datum of method m exactly: a
+ * rounded datum, or par's, is an integer no larger than a score (at most
+ * 10^6 in magnitude), which float32 holds exactly, NaN included
+ * (DATUM_STORE_F32); other datums are fractions (DATUM_STORE_F64). Pure. */
+datum_store_type datum_datums_store_type(const datum_method *m);
+
+/* ------------------------------------------------------------------------ */
+/* The comparison with published figures (jobs/published.c)                 */
+
+/* Figures are published to two decimals: agreeing within half a unit of the
+ * last one means the same figure once rounded. */
+#define DATUM_PUBLISHED_TOLERANCE 0.005
+/* Disagreements kept by default, first in archive order. */
+#define DATUM_PUBLISHED_SHOWN 10
+
+/* One line whose North-South figure disagrees with the published one. */
+typedef struct {
+    uint32_t event, section; /* dictionary indices */
+    int32_t board, table;
+    double published, computed; /* computed NaN: datum gives the line none */
+} datum_published_disagreement;
+
+/* What a comparison found. */
+typedef struct {
+    datum_published_method own; /* what datum computes */
+    double tolerance;
+    uint64_t compared, agree;       /* North-South: lines with a published figure */
+    uint64_t ew_compared, ew_agree; /* East-West, where published */
+    uint64_t by_method[DATUM_PUBLISHED_COUNT]; /* NS lines compared, by published method */
+    size_t n_shown;                 /* min(compared - agree, the maximum kept) */
+    const datum_published_disagreement *shown; /* n_shown, owned by the comparison */
+} datum_published_summary;
+
+typedef struct datum_published datum_published;
+
+/* Starts a comparison of datum's figures of method `own` with those published
+ * in archive a (opened from path, which only names it in messages; a stays
+ * the caller's and is not used after this call). A figure agrees when
+ * |published - computed| <= tolerance (+ 1e-9, so that a value rounded half
+ * way either way agrees); tolerance >= 0, DATUM_PUBLISHED_TOLERANCE as the
+ * programs publish. The first max_shown disagreements are kept.
+ * Returns DATUM_OK and *out (freed with datum_published_free); DATUM_E_ARG
+ * (NULL argument, tolerance negative or NaN); DATUM_E_INPUT "PATH: no
+ * published figures to compare with ..." when a has none; DATUM_E_NOMEM.
+ * On failure *out is NULL. */
+int datum_published_create(datum_ctx *ctx, const datum_archive *a, const char *path,
+                           datum_published_method own, double tolerance, size_t max_shown,
+                           datum_published **out);
+
+/* Compares the lines of chunk c (read with DATUM_COL_PUBLISHED |
+ * DATUM_COL_TABLE) that have a published North-South figure with ns[row]
+ * (datum's figure, NaN: none), and the lines with a published East-West
+ * figure with ew[row] (ew NULL: -ns[row]). Never fails. */
+void datum_published_add(datum_published *p, const datum_chunk *c, const double *ns,
+                         const double *ew);
+
+/* The counts so far into *out (out->shown points into p, valid until the next
+ * datum_published_add or datum_published_free). */
+void datum_published_get(const datum_published *p, datum_published_summary *out);
+
+/* Frees *p and sets it to NULL; accepts NULL and *p == NULL. */
+void datum_published_free(datum_published **p);
+
+/* ------------------------------------------------------------------------ */
+/* Tarot penalty netting (jobs/tarot_penalties.c)                           */
+
+/* The net penalty of every side in one event: attack[0..n_attack) and
+ * defense[0..n_defense) are zeroed, then each of the n penalty rows of event
+ * `which` adds pm[i] to attack[id[i]] (side[i] == DATUM_TAROT_ATTACK) or to
+ * defense[id[i]] (any other side), in row order: a penalty is positive, a
+ * compensation negative, and the rows of a side add up. Ids must be below
+ * n_attack or n_defense (not checked). Pure; never fails. */
+void datum_tarot_net_penalties(size_t n, const int32_t *event, const uint8_t *side,
+                               const int32_t *id, const double *pm, int32_t which,
+                               double *attack, size_t n_attack, double *defense,
+                               size_t n_defense);
+
+/* ------------------------------------------------------------------------ */
+/* One pass over an archive (jobs/pass.c)                                   */
+
+typedef struct datum_pass datum_pass;
+
+/* Where a method's outputs go (each NULL: not written). Files are written
+ * atomically: under a temporary name, renamed into place when the pass
+ * succeeds, removed when it fails. "-" for a CSV is standard output. The
+ * strings are borrowed: they must stay valid until datum_pass_run returns. */
+typedef struct {
+    const char *h5;          /* HDF5 output file (datum_output_*) */
+    const char *results_csv; /* one row per result (scored result: cross, barking) */
+    const char *pairs_csv;   /* one row per pair with a board (not teams) */
+    const char *matches_csv; /* teams: one row per match and board */
+    const char *totals_csv;  /* teams: two rows per match, each team's totals */
+    /* The HDF5 file's root attributes: command (NULL: "score", "cross",
+     * "barking" or "teams") and n_attrs key/value pairs (the method's
+     * description, the archive). */
+    const char *command;
+    const char *const *attr_keys;
+    const char *const *attr_values;
+    size_t n_attrs;
+    /* Butler and cross-IMPs: compare every North-South (and East-West)
+     * figure with the published ones (datum_published_*): the results CSV
+     * gets a published_ns column, datum_pass_published the counts. */
+    int compare_published;
+    double published_tolerance; /* 0: DATUM_PUBLISHED_TOLERANCE */
+} datum_pass_outputs;
+
+#define DATUM_PASS_OUTPUTS_INIT {0}
+
+/* Opens the archive at archive_path for a pass. Returns DATUM_OK and *out
+ * (freed with datum_pass_free); DATUM_E_ARG (NULL argument); the errors of
+ * datum_archive_open (DATUM_E_IO, DATUM_E_FORMAT); DATUM_E_NOMEM. On failure
+ * *out is NULL. The context is used by every later call and must outlive
+ * the pass. */
+int datum_pass_create(datum_ctx *ctx, const char *archive_path, datum_pass **out);
+
+/* The pass's archive (owned by the pass): its info and dictionary names. */
+const datum_archive *datum_pass_archive(const datum_pass *p);
+
+/* Rows read per chunk (whole fields; 2^20 unless set, at least 1). Memory is
+ * bounded by the chunk size and the number of pairs, not by the archive.
+ * Returns DATUM_OK, or DATUM_E_ARG (0, or after datum_pass_run). */
+int datum_pass_set_chunk_rows(datum_pass *p, size_t max_rows);
+
+/* Adding a method. Each takes the method (copied), its outputs (NULL: none;
+ * copied, the strings borrowed) and returns in *id the method's number in
+ * the pass (0, 1, ... in the order added) for the accessors below.
+ * Returns DATUM_OK; DATUM_E_ARG (NULL pass, method or id, an invalid method,
+ * compare_published with barking or teams, a pass already run; barking: a
+ * scale other than wbf); DATUM_E_INPUT with compare_published when the
+ * archive has no published figures ("PATH: no published figures ..."), and
+ * for teams when it has no teams ("PATH has no teams ..."); DATUM_E_NOMEM.
+ * On failure *id is -1 and the pass is unchanged (it may still be run).
+ *
+ * Butler (§3) against the datum of m->rule: per field the datum, per result
+ * ns_imps and ew_imps, per pair boards and IMPs. */
+int datum_pass_add_butler(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
+                          int *id);
+/* Cross-IMPs (§4), divided as m->cross_divisor says: per result ns_raw,
+ * ns_avg and terms; per pair boards, IMPs (the sum of ns_avg) and raw IMPs. */
+int datum_pass_add_cross(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
+                         int *id);
+/* Barking cross-IMPs (§5) on m->scale: like cross, East-West the negation. */
+int datum_pass_add_barking(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
+                           int *id);
+
+/* One team's match in one (event, section): team_a is the one first in the
+ * team dictionary; IMPs won and lost by team_a on the boards scored. */
+typedef struct {
+    uint32_t match;          /* index into the match dictionary */
+    int32_t team_a, team_b;  /* indices into the team dictionary */
+    int64_t boards;          /* boards with a score (no adjusted table) */
+    double imps_won, imps_lost;
+} datum_match_total;
+
+/* The matches of one (event, section), in order of first appearance. */
+typedef struct {
+    uint32_t event, section;
+    size_t n_matches;
+    const datum_match_total *matches; /* valid during the call only */
+} datum_teams_block;
+
+/* Receives each (event, section)'s match totals once they are complete, in
+ * archive order. Returns >= 0 to go on, or a negative DATUM_E_* (recorded in
+ * the pass's context by the callback) that ends the pass with that code. */
+typedef int (*datum_teams_block_fn)(void *user, const datum_teams_block *block);
+
+/* The teams matches (§5) on m->scale: per result its match's aggregate and
+ * IMPs from the NS team's side; per match and board the matches CSV; per
+ * (event, section) each match's totals, to the totals CSV and to
+ * on_block(user, ...) (on_block may be NULL). The pass then fails with
+ * DATUM_E_INPUT "EVENT, section S, board B: a match whose tables do not
+ * oppose the same two teams" on such a board. */
+int datum_pass_add_teams(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
+                         datum_teams_block_fn on_block, void *user, int *id);
+
+/* A method's figures for the rows of the chunk being processed. */
+typedef struct {
+    const double *field_datum; /* Butler: per field of the chunk (NaN: none); else NULL */
+    const double *ns;          /* per row: what the totals count (Butler ns_imps, cross and
+                                  barking ns_avg, teams ns_imps); NaN: no score */
+    const double *ew;          /* per row: East-West's (Butler); NULL: -ns */
+    const double *ns_raw;      /* cross, barking: raw sum; teams: the aggregate; else NULL */
+    const int64_t *terms;      /* cross, barking: terms summed (0: no score); else NULL */
+} datum_pass_rows;
+
+/* Called once per chunk, after every method has computed and written it.
+ * Returns >= 0 to go on, or a negative DATUM_E_* (recorded in the pass's
+ * context by the callback) that ends the pass with that code. */
+typedef int (*datum_pass_chunk_fn)(void *user, const datum_pass *p, const datum_chunk *c);
+
+/* Sets the per-chunk callback (NULL: none) and the chunk columns it needs
+ * beyond the methods' own (DATUM_COL_* mask). Returns DATUM_OK, or
+ * DATUM_E_ARG (after datum_pass_run). */
+int datum_pass_set_chunk_callback(datum_pass *p, unsigned extra_columns, datum_pass_chunk_fn fn,
+                                  void *user);
+
+/* Inside the chunk callback: method id's figures for the chunk's rows
+ * (arrays owned by the pass, valid during the callback). Returns DATUM_OK,
+ * or DATUM_E_ARG (bad id; *out zeroed). */
+int datum_pass_chunk_rows(const datum_pass *p, int id, datum_pass_rows *out);
+
+/* Runs the pass once: reads every chunk of the archive in order, runs every
+ * method on it (threads: the context's), accumulates the pair totals in
+ * archive order, writes the outputs, and at the end the pair figures;
+ * commits every output file. Progress goes to the context's progress
+ * callback (rows done of the archive's). Returns DATUM_OK; DATUM_E_ARG (no
+ * method, run twice); the errors of the chunk reader (DATUM_E_FORMAT,
+ * DATUM_E_IO), of the kernels (DATUM_E_INPUT for teams, DATUM_E_ARG), of the
+ * outputs (DATUM_E_IO) and of the callbacks; DATUM_E_NOMEM. On failure every
+ * output file of the pass that was not yet committed is removed, and the
+ * totals are unspecified. */
+int datum_pass_run(datum_pass *p);
+
+/* A method's totals per pair, owned by the pass (valid until
+ * datum_pass_free), indexed by pair (the archive's pair dictionary). */
+typedef struct {
+    uint32_t n_pairs;
+    const int64_t *boards;    /* boards scored */
+    const double *imps;       /* total IMPs (cross, barking: of the averages) */
+    const double *per_board;  /* imps / boards (NaN: no board) */
+    const double *raw;        /* cross, barking: raw IMPs; Butler NULL */
+} datum_pair_totals;
+
+/* After a successful datum_pass_run: the totals of method id (Butler, cross
+ * or barking). Returns DATUM_OK, or DATUM_E_ARG (bad id, a teams method, the
+ * pass not run; *out zeroed). */
+int datum_pass_totals(const datum_pass *p, int id, datum_pair_totals *out);
+
+/* After a successful datum_pass_run: the pairs with a board of method id,
+ * best first (IMPs per board descending, ties by pair name), into *order
+ * (n_ranked entries, owned by the pass, computed on the first call).
+ * Returns DATUM_OK; DATUM_E_ARG (as datum_pass_totals; *order NULL,
+ * *n_ranked 0); DATUM_E_NOMEM (the same). */
+int datum_pass_ranking(datum_pass *p, int id, const uint32_t **order, uint32_t *n_ranked);
+
+/* After a successful datum_pass_run: what compare_published of method id
+ * found. Returns DATUM_OK, or DATUM_E_ARG (bad id, not asked for, the pass
+ * not run; *out zeroed). out->shown is owned by the pass. */
+int datum_pass_published(const datum_pass *p, int id, datum_published_summary *out);
+
+/* Frees the pass, its archive and anything not yet committed (removed);
+ * sets *p to NULL. Accepts NULL and *p == NULL. */
+void datum_pass_free(datum_pass **p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,640 @@
+/* pass.c - one pass over an archive feeding several methods: the chunk
+ * reader, the method kernels (engine/), the pair totals in archive order and
+ * the outputs (io/). Memory is bounded by the chunk size and the numbers of
+ * pairs and matches, not by the archive. */
+#include "datum_alloc.h"
+#include "jobs_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { KIND_BUTLER, KIND_CROSS, KIND_BARKING, KIND_TEAMS } method_kind;
+
+static const char *const kCommand[] = {"score", "cross", "barking", "teams"};
+
+/* Output column numbers in the HDF5 file (-1: not declared). */
+typedef struct {
+    int datum, a, b, terms, boards, imps, per_board, raw;
+} columns;
+
+typedef struct {
+    method_kind kind;
+    datum_method m;
+    datum_pass_outputs out;
+    datum_teams_block_fn on_block;
+    void *user;
+    /* Per-chunk figures, grown when a chunk is larger than any before:
+     * Butler datum (per field), ns_imps (a), ew_imps (b); cross and barking
+     * ns_raw (a), ns_avg (b), terms; teams aggregate (a), imps (b). */
+    size_t fields_cap, rows_cap;
+    double *datum, *a, *b;
+    int32_t *terms;       /* cross, as its kernel gives them */
+    int64_t *terms_wide;  /* cross and barking */
+    /* Totals per pair (not teams), accumulated in archive order. */
+    double *imps, *raw, *per_board;
+    int64_t *boards;
+    uint32_t *order; /* the ranking, computed on demand */
+    uint32_t n_ranked;
+    /* Outputs. */
+    datum_output *h5;
+    columns col;
+    datum_csv_writer *results, *matches, *totals;
+    datum_published *published;
+    match_table *teams;
+} method;
+
+struct datum_pass {
+    datum_ctx *ctx;
+    char *path;
+    datum_archive *a;
+    datum_archive_info info;
+    size_t chunk_rows;
+    method *m;
+    size_t n, cap;
+    datum_pass_chunk_fn on_chunk;
+    void *user;
+    unsigned columns;
+    enum { READY, DONE, FAILED } state;
+};
+
+int datum_pass_create(datum_ctx *ctx, const char *archive_path, datum_pass **out)
+{
+    if (out) *out = NULL;
+    if (!ctx || !archive_path || !out)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "datum_pass_create: invalid argument");
+    datum_pass *p = datum_calloc(ctx, 1, sizeof *p);
+    if (!p) return DATUM_E_NOMEM;
+    p->ctx = ctx;
+    p->chunk_rows = (size_t)1 << 20;
+    p->path = datum_strdup(ctx, archive_path);
+    int rc = p->path ? datum_archive_open(ctx, archive_path, &p->a) : DATUM_E_NOMEM;
+    if (rc < 0) {
+        datum_pass_free(&p);
+        return rc;
+    }
+    datum_archive_get_info(p->a, &p->info);
+    *out = p;
+    return DATUM_OK;
+}
+
+const datum_archive *datum_pass_archive(const datum_pass *p) { return p->a; }
+
+int datum_pass_set_chunk_rows(datum_pass *p, size_t max_rows)
+{
+    if (max_rows == 0 || p->state != READY)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_chunk_rows: %s",
+                              max_rows ? "the pass has run" : "0 rows");
+    p->chunk_rows = max_rows;
+    return DATUM_OK;
+}
+
+int datum_pass_set_chunk_callback(datum_pass *p, unsigned extra_columns, datum_pass_chunk_fn fn,
+                                  void *user)
+{
+    if (p->state != READY)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_chunk_callback: the pass has run");
+    p->on_chunk = fn;
+    p->user = user;
+    p->columns = extra_columns;
+    return DATUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Adding a method                                                          */
+
+static void method_free(method *x)
+{
+    datum_free(x->datum); datum_free(x->a); datum_free(x->b);
+    datum_free(x->terms); datum_free(x->terms_wide);
+    datum_free(x->imps); datum_free(x->raw); datum_free(x->per_board); datum_free(x->boards);
+    datum_free(x->order);
+    datum_output_abort(&x->h5);
+    datum_csv_abort(&x->results);
+    datum_csv_abort(&x->matches);
+    datum_csv_abort(&x->totals);
+    datum_published_free(&x->published);
+    match_table_free(&x->teams);
+}
+
+/* Why method x cannot be added, or NULL. */
+static const char *refused(const datum_pass *p, const method *x)
+{
+    const datum_pass_outputs *o = &x->out;
+    if (p->state != READY) return "the pass has run";
+    if (x->kind == KIND_BARKING && x->m.scale.kind != DATUM_SCALE_WBF)
+        return "barking is defined on the wbf scale only";
+    if (x->kind == KIND_TEAMS && (o->results_csv || o->pairs_csv || o->compare_published))
+        return "teams writes no results or pairs CSV and compares no published figures";
+    if (x->kind != KIND_TEAMS && (o->matches_csv || o->totals_csv))
+        return "only teams writes matches and totals CSV";
+    if (x->kind == KIND_BARKING && o->compare_published)
+        return "barking compares no published figures";
+    if (!(o->published_tolerance >= 0)) return "published_tolerance must be >= 0";
+    return NULL;
+}
+
+static int add_method(datum_pass *p, method_kind kind, const datum_method *m,
+                      const datum_pass_outputs *o, datum_teams_block_fn on_block, void *user,
+                      int *id)
+{
+    if (id) *id = -1;
+    if (!p) return DATUM_E_ARG;
+    datum_ctx *ctx = p->ctx;
+    if (!m || !id) return datum_ctx_fail(ctx, DATUM_E_ARG, "datum_pass_add: invalid argument");
+    method x = {.kind = kind, .m = *m, .on_block = on_block, .user = user};
+    if (o) x.out = *o;
+    const char *why = refused(p, &x);
+    if (why) return datum_ctx_fail(ctx, DATUM_E_ARG, "datum_pass_add_%s: %s", kCommand[kind], why);
+    if (kind == KIND_TEAMS && !p->info.has_teams)
+        return datum_ctx_fail(ctx, DATUM_E_INPUT,
+                              "%s has no teams (import results with ns_team, ew_team and match "
+                              "columns)",
+                              p->path);
+    int rc = datum_reserve(ctx, &p->m, &p->cap, p->n + 1, sizeof *p->m);
+    if (rc < 0) return rc;
+    if (kind != KIND_TEAMS) {
+        size_t n = (size_t)p->info.n_pairs + 1;
+        x.imps = datum_calloc(ctx, n, sizeof *x.imps);
+        x.raw = x.imps && kind != KIND_BUTLER ? datum_calloc(ctx, n, sizeof *x.raw) : NULL;
+        x.boards = x.imps && (x.raw || kind == KIND_BUTLER)
+                       ? datum_calloc(ctx, n, sizeof *x.boards) : NULL;
+        x.per_board = x.boards ? datum_calloc(ctx, n, sizeof *x.per_board) : NULL;
+        if (!x.per_board) {
+            method_free(&x);
+            return DATUM_E_NOMEM;
+        }
+    }
+    if (x.out.compare_published) {
+        datum_published_method own =
+            kind == KIND_CROSS ? DATUM_PUBLISHED_CROSS_IMPS : DATUM_PUBLISHED_BUTLER;
+        double tolerance =
+            x.out.published_tolerance > 0 ? x.out.published_tolerance : DATUM_PUBLISHED_TOLERANCE;
+        rc = datum_published_create(ctx, p->a, p->path, own, tolerance, DATUM_PUBLISHED_SHOWN,
+                                    &x.published);
+        if (rc < 0) {
+            method_free(&x);
+            return rc;
+        }
+    }
+    p->m[p->n] = x;
+    *id = (int)p->n++;
+    return DATUM_OK;
+}
+
+int datum_pass_add_butler(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
+                          int *id)
+{
+    return add_method(p, KIND_BUTLER, m, o, NULL, NULL, id);
+}
+
+int datum_pass_add_cross(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
+                         int *id)
+{
+    return add_method(p, KIND_CROSS, m, o, NULL, NULL, id);
+}
+
+int datum_pass_add_barking(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
+                           int *id)
+{
+    return add_method(p, KIND_BARKING, m, o, NULL, NULL, id);
+}
+
+int datum_pass_add_teams(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
+                         datum_teams_block_fn on_block, void *user, int *id)
+{
+    return add_method(p, KIND_TEAMS, m, o, on_block, user, id);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Outputs                                                                  */
+
+static int create_h5(datum_pass *p, method *x)
+{
+    const datum_archive_info *info = &p->info;
+    const datum_pass_outputs *o = &x->out;
+    datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
+    int rc = datum_output_create(p->ctx, o->h5, p->a, o->command ? o->command : kCommand[x->kind],
+                                 o->attr_keys, o->attr_values, o->n_attrs, &wo, &x->h5);
+    if (rc < 0) return rc;
+    datum_output *h5 = x->h5;
+    columns *col = &x->col;
+    memset(col, 0xff, sizeof *col);
+    switch (x->kind) {
+    case KIND_BUTLER: {
+        col->datum = datum_output_add_stored_column(h5, "fields", "datum", info->n_fields,
+                                                    "datum of the field (NaN: no real score)",
+                                                    datum_datums_store_type(&x->m));
+        /* East-West's IMPs differ from -ns_imps only on adjusted rows, so
+         * they are stored only then. */
+        datum_store_type store = datum_imps_store_type(&x->m);
+        col->a = datum_output_add_stored_column(h5, "results", "ns_imps", info->n_results,
+                                                "North-South IMPs", store);
+        if (info->has_adjusted)
+            col->b = datum_output_add_stored_column(h5, "results", "ew_imps", info->n_results,
+                                                    "East-West IMPs (-ns_imps except on adjusted rows)",
+                                                    store);
+        break;
+    }
+    case KIND_CROSS:
+    case KIND_BARKING: {
+        static const char *const kAbout[2][3] = {
+            {"North-South cross-IMPs, raw sum (NaN: no score)",
+             "North-South cross-IMPs divided by the divisor", "comparisons made (0: no score)"},
+            {"North-South barking cross-IMPs, raw sum (NaN: no score; East-West: the negation)",
+             "North-South barking cross-IMPs per term",
+             "terms summed, (n-1)*C(n-2,2) (0: no score)"}};
+        const char *const *about = kAbout[x->kind == KIND_BARKING];
+        col->a = datum_output_add_column(h5, "results", "ns_raw", info->n_results, about[0]);
+        col->b = datum_output_add_column(h5, "results", "ns_avg", info->n_results, about[1]);
+        col->terms = datum_output_add_int_column(h5, "results", "terms", info->n_results, about[2]);
+        break;
+    }
+    case KIND_TEAMS:
+        col->a = datum_output_add_column(h5, "results", "match_aggregate", info->n_results,
+                                         "aggregate of the match on this board, from the NS "
+                                         "team's side (NaN: outside a match, or adjusted)");
+        col->b = datum_output_add_column(h5, "results", "match_imps", info->n_results,
+                                         "IMPs of that aggregate for the NS team");
+        return datum_ctx_code(p->ctx) < 0 ? datum_ctx_code(p->ctx) : DATUM_OK;
+    }
+    if (x->kind != KIND_BUTLER)
+        col->raw = datum_output_add_column(h5, "pairs", "raw_imps", info->n_pairs,
+                                           "sum of raw cross-IMPs");
+    col->boards = datum_output_add_int_column(h5, "pairs", "boards", info->n_pairs, "boards scored");
+    col->imps = datum_output_add_column(h5, "pairs", "imps", info->n_pairs, "total IMPs");
+    col->per_board = datum_output_add_column(h5, "pairs", "imps_per_board", info->n_pairs,
+                                             "IMPs per board (NaN: no board)");
+    return datum_ctx_code(p->ctx) < 0 ? datum_ctx_code(p->ctx) : DATUM_OK; /* first failed column */
+}
+
+static void write_results_header(datum_csv_writer *w, const method *x, int has_adjusted)
+{
+    const char *butler[] = {"event", "section", "board", "table", "ns_pair", "ew_pair",
+                            "ns_score", "datum", "ns_imps", "adjusted", "ew_imps"};
+    const char *cross[] = {"event", "section", "board", "table", "ns_pair",  "ew_pair",
+                           "ns_score", "ns_raw", "ns_avg", "terms", "ew_raw", "ew_avg"};
+    size_t n = x->kind == KIND_BARKING ? 12 : x->kind == KIND_CROSS ? 10 : has_adjusted ? 11 : 9;
+    for (size_t i = 0; i < n; i++) datum_csv_str(w, x->kind != KIND_BUTLER ? cross[i] : butler[i]);
+    if (x->published) datum_csv_str(w, "published_ns");
+    datum_csv_end_row(w);
+}
+
+/* Creates method x's files and the state they need. */
+static int open_outputs(datum_pass *p, method *x)
+{
+    const datum_pass_outputs *o = &x->out;
+    int rc = DATUM_OK;
+    if (o->h5 && (rc = create_h5(p, x)) < 0) return rc;
+    if (o->results_csv) {
+        if ((rc = datum_csv_create(p->ctx, o->results_csv, &x->results)) < 0) return rc;
+        write_results_header(x->results, x, p->info.has_adjusted);
+    }
+    if (o->matches_csv) {
+        if ((rc = datum_csv_create(p->ctx, o->matches_csv, &x->matches)) < 0) return rc;
+        match_table_matches_header(x->matches);
+    }
+    if (o->totals_csv) {
+        if ((rc = datum_csv_create(p->ctx, o->totals_csv, &x->totals)) < 0) return rc;
+        match_table_totals_header(x->totals);
+    }
+    if (x->kind == KIND_TEAMS)
+        rc = match_table_create(p->ctx, p->a, p->info.n_matches, x->totals, x->on_block, x->user,
+                                &x->teams);
+    return rc;
+}
+
+/* The chunk columns method x reads. */
+static unsigned columns_of(const method *x)
+{
+    if (x->kind == KIND_TEAMS)
+        return DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED | DATUM_COL_NS_TEAM | DATUM_COL_EW_TEAM |
+               DATUM_COL_MATCH;
+    unsigned need = DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED | DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR;
+    if (x->results) need |= DATUM_COL_TABLE;
+    if (x->published) need |= DATUM_COL_PUBLISHED | DATUM_COL_TABLE;
+    return need;
+}
+
+/* event,section,board,table,ns_pair,ew_pair,ns_score of one row. */
+static void write_row_key(datum_csv_writer *w, const datum_archive *a, const datum_chunk *c,
+                          uint64_t field, uint64_t row)
+{
+    datum_csv_str(w, datum_archive_event(a, c->field_event[field]));
+    datum_csv_str(w, datum_archive_section(a, c->field_section[field]));
+    datum_csv_int(w, c->field_board[field]);
+    datum_csv_int(w, c->table[row]);
+    datum_csv_str(w, datum_archive_pair(a, (uint32_t)c->ns_pair[row]));
+    datum_csv_str(w, datum_archive_pair(a, (uint32_t)c->ew_pair[row]));
+    if (c->adjusted && c->adjusted[row] != DATUM_ADJ_NONE) datum_csv_empty(w);
+    else datum_csv_int(w, c->ns_score[row]);
+}
+
+static void write_results_rows(const method *x, const datum_archive *a, const datum_chunk *c)
+{
+    datum_csv_writer *w = x->results;
+    for (uint64_t f = 0; f < c->n_fields; f++) {
+        for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
+            if (x->kind != KIND_BUTLER) {
+                if (x->terms_wide[r] == 0) continue; /* rows without a score */
+                write_row_key(w, a, c, f, r);
+                datum_csv_real(w, x->a[r]);
+                datum_csv_real(w, x->b[r]);
+                datum_csv_int(w, x->terms_wide[r]);
+                if (x->kind == KIND_BARKING) { /* EW: exactly the negation (§5) */
+                    datum_csv_real(w, 0.0 - x->a[r]);
+                    datum_csv_real(w, 0.0 - x->b[r]);
+                }
+            } else {
+                write_row_key(w, a, c, f, r);
+                datum_csv_real(w, x->datum[f]);
+                datum_csv_real(w, x->a[r]);
+                if (c->adjusted) {
+                    datum_csv_str(w, datum_adjusted_token(c->adjusted[r]));
+                    datum_csv_real(w, x->b[r]);
+                }
+            }
+            if (x->published) datum_csv_real(w, c->published_ns[r]);
+            datum_csv_end_row(w);
+        }
+    }
+}
+
+static int write_h5_chunk(method *x, const datum_chunk *c)
+{
+    datum_output *o = x->h5;
+    const columns *col = &x->col;
+    int rc = DATUM_OK;
+    if (x->kind == KIND_BUTLER)
+        rc = datum_output_write(o, col->datum, c->first_field, c->n_fields, x->datum);
+    else if (x->kind != KIND_TEAMS)
+        rc = datum_output_write(o, col->terms, c->first_row, c->n_rows, x->terms_wide);
+    if (rc >= 0) rc = datum_output_write(o, col->a, c->first_row, c->n_rows, x->a);
+    if (rc >= 0 && col->b >= 0) rc = datum_output_write(o, col->b, c->first_row, c->n_rows, x->b);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running                                                                  */
+
+static int grow(datum_ctx *ctx, method *x, size_t fields, size_t rows)
+{
+    if (x->kind == KIND_BUTLER && fields > x->fields_cap) {
+        int rc = datum_reserve(ctx, &x->datum, &x->fields_cap, fields, sizeof *x->datum);
+        if (rc < 0) return rc;
+    }
+    if (rows <= x->rows_cap) return DATUM_OK;
+    void *const arrays[] = {&x->a, &x->b, &x->terms_wide, &x->terms};
+    const size_t sizes[] = {sizeof *x->a, sizeof *x->b, sizeof *x->terms_wide, sizeof *x->terms};
+    int count = x->kind == KIND_CROSS ? 4 : x->kind == KIND_BARKING ? 3 : 2;
+    return datum_reserve_all(ctx, &x->rows_cap, rows, count, arrays, sizes);
+}
+
+/* The field named in an error about chunk field f of a teams match. */
+static int bad_match(datum_pass *p, const datum_chunk *c, size_t f)
+{
+    datum_ctx_clear(p->ctx);
+    return datum_ctx_fail(p->ctx, DATUM_E_INPUT,
+                          "%s, section %s, board %d: a match whose tables do not oppose the same "
+                          "two teams",
+                          datum_archive_event(p->a, c->field_event[f]),
+                          datum_archive_section(p->a, c->field_section[f]), c->field_board[f]);
+}
+
+/* Method x on chunk c: its kernel, its totals, its outputs. */
+static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
+{
+    datum_ctx *ctx = p->ctx;
+    int rc = grow(ctx, x, c->n_fields, c->n_rows);
+    if (rc < 0) return rc;
+    datum_fields in = {c->n_fields, c->offset, c->ns_score, c->adjusted};
+    switch (x->kind) {
+    case KIND_BUTLER:
+        rc = datum_score_fields(ctx, &x->m, &in, x->datum, x->a, x->b);
+        if (rc < 0) return rc;
+        datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
+        break;
+    case KIND_CROSS:
+    case KIND_BARKING:
+        if (x->kind == KIND_CROSS) {
+            rc = datum_cross_fields(ctx, &x->m, &in, x->a, x->b, x->terms);
+            for (uint64_t r = 0; rc >= 0 && r < c->n_rows; r++) x->terms_wide[r] = x->terms[r];
+        } else {
+            rc = datum_barking_fields(ctx, &x->m.scale, &in, x->a, x->b, x->terms_wide);
+        }
+        if (rc < 0) return rc;
+        /* The average per comparison is the score; the raw sum is kept beside it. */
+        datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->b, NULL, x->imps, x->boards);
+        datum_pairs_accumulate_raw(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->raw);
+        break;
+    case KIND_TEAMS: {
+        size_t bad;
+        rc = datum_match_fields(ctx, &x->m.scale, &in, c->match, c->ns_team, c->ew_team, x->a,
+                                x->b, &bad);
+        if (rc == DATUM_E_INPUT && bad < c->n_fields) rc = bad_match(p, c, bad);
+        if (rc < 0) return rc;
+        if ((rc = match_table_add(x->teams, c, x->a, x->b, x->matches)) < 0) return rc;
+        break;
+    }
+    }
+    if (x->h5 && (rc = write_h5_chunk(x, c)) < 0) return rc;
+    if (x->results) write_results_rows(x, p->a, c);
+    if (x->published) /* Butler: ns_imps, ew_imps; cross: ns_avg, EW its negation */
+        datum_published_add(x->published, c, x->kind == KIND_CROSS ? x->b : x->a,
+                            x->kind == KIND_CROSS ? NULL : x->b);
+    return DATUM_OK;
+}
+
+/* pair,boards,imps,imps_per_board[,raw_imps] for every pair with a board. */
+static int write_pairs_csv(datum_pass *p, const method *x)
+{
+    datum_csv_writer *w;
+    int rc = datum_csv_create(p->ctx, x->out.pairs_csv, &w);
+    if (rc < 0) return rc;
+    const char *header[] = {"pair", "boards", "imps", "imps_per_board", "raw_imps"};
+    for (int i = 0; i < (x->raw ? 5 : 4); i++) datum_csv_str(w, header[i]);
+    datum_csv_end_row(w);
+    for (uint32_t q = 0; q < p->info.n_pairs; q++) {
+        if (!x->boards[q]) continue;
+        datum_csv_str(w, datum_archive_pair(p->a, q));
+        datum_csv_int(w, x->boards[q]);
+        datum_csv_real(w, x->imps[q]);
+        datum_csv_real(w, x->per_board[q]);
+        if (x->raw) datum_csv_real(w, x->raw[q]);
+        datum_csv_end_row(w);
+    }
+    return datum_csv_commit(&w);
+}
+
+/* After the last chunk: the pair figures, and their outputs. */
+static int finish_method(datum_pass *p, method *x)
+{
+    if (x->kind == KIND_TEAMS) return match_table_finish(x->teams);
+    uint32_t n = p->info.n_pairs;
+    for (uint32_t q = 0; q < n; q++)
+        x->per_board[q] = x->boards[q] ? x->imps[q] / (double)x->boards[q] : NAN;
+    int rc = DATUM_OK;
+    if (x->h5) {
+        const columns *col = &x->col;
+        rc = datum_output_write(x->h5, col->boards, 0, n, x->boards);
+        if (rc >= 0) rc = datum_output_write(x->h5, col->imps, 0, n, x->imps);
+        if (rc >= 0) rc = datum_output_write(x->h5, col->per_board, 0, n, x->per_board);
+        if (rc >= 0 && x->raw) rc = datum_output_write(x->h5, col->raw, 0, n, x->raw);
+        if (rc < 0) return rc;
+    }
+    if (x->out.pairs_csv) rc = write_pairs_csv(p, x);
+    return rc;
+}
+
+static int commit_method(method *x)
+{
+    int rc = DATUM_OK;
+    if (x->results && (rc = datum_csv_commit(&x->results)) < 0) return rc;
+    if (x->matches && (rc = datum_csv_commit(&x->matches)) < 0) return rc;
+    if (x->totals && (rc = datum_csv_commit(&x->totals)) < 0) return rc;
+    if (x->h5 && (rc = datum_output_commit(&x->h5)) < 0) return rc;
+    return rc;
+}
+
+static int read_all(datum_pass *p)
+{
+    datum_chunk_reader *reader = NULL;
+    unsigned need = p->columns;
+    int rc = DATUM_OK;
+    for (size_t i = 0; i < p->n && rc >= 0; i++) rc = open_outputs(p, &p->m[i]);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < p->n; i++) need |= columns_of(&p->m[i]);
+    if ((rc = datum_chunk_reader_create(p->ctx, p->a, need, p->chunk_rows, &reader)) < 0) return rc;
+    for (;;) {
+        datum_chunk c;
+        if ((rc = datum_chunk_reader_next(reader, &c)) < 0 || c.n_fields == 0) break;
+        for (size_t i = 0; i < p->n && rc >= 0; i++) rc = run_chunk(p, &p->m[i], &c);
+        if (rc >= 0 && p->on_chunk) rc = p->on_chunk(p->user, p, &c);
+        if (rc < 0) break;
+        datum_ctx_progress(p->ctx, c.first_row + c.n_rows, p->info.n_results);
+    }
+    datum_chunk_reader_free(&reader);
+    for (size_t i = 0; i < p->n && rc >= 0; i++) rc = finish_method(p, &p->m[i]);
+    for (size_t i = 0; i < p->n && rc >= 0; i++) rc = commit_method(&p->m[i]);
+    return rc;
+}
+
+int datum_pass_run(datum_pass *p)
+{
+    if (!p) return DATUM_E_ARG;
+    if (p->state != READY || p->n == 0)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_run: %s",
+                              p->n ? "the pass has run" : "no method");
+    int rc = read_all(p);
+    p->state = rc < 0 ? FAILED : DONE;
+    if (rc < 0) /* no output of a failed pass is left behind */
+        for (size_t i = 0; i < p->n; i++) {
+            method *x = &p->m[i];
+            datum_output_abort(&x->h5);
+            datum_csv_abort(&x->results);
+            datum_csv_abort(&x->matches);
+            datum_csv_abort(&x->totals);
+        }
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Accessors                                                                */
+
+/* Method id of a pass in state `want` (DONE, or READY for the chunk
+ * callback's), or NULL. */
+static const method *method_of(const datum_pass *p, int id, int done)
+{
+    if (!p || id < 0 || (size_t)id >= p->n || (done && p->state != DONE)) return NULL;
+    return &p->m[id];
+}
+
+int datum_pass_chunk_rows(const datum_pass *p, int id, datum_pass_rows *out)
+{
+    memset(out, 0, sizeof *out);
+    const method *x = method_of(p, id, 0);
+    if (!x) return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG, "datum_pass_chunk_rows: bad method %d", id);
+    out->field_datum = x->kind == KIND_BUTLER ? x->datum : NULL;
+    out->ns = x->kind == KIND_BUTLER ? x->a : x->b;
+    out->ew = x->kind == KIND_BUTLER ? x->b : NULL;
+    out->ns_raw = x->kind == KIND_BUTLER ? NULL : x->a;
+    out->terms = x->kind == KIND_CROSS || x->kind == KIND_BARKING ? x->terms_wide : NULL;
+    return DATUM_OK;
+}
+
+int datum_pass_totals(const datum_pass *p, int id, datum_pair_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    const method *x = method_of(p, id, 1);
+    if (!x || x->kind == KIND_TEAMS)
+        return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG,
+                              "datum_pass_totals: method %d has no pair totals", id);
+    *out = (datum_pair_totals){p->info.n_pairs, x->boards, x->imps, x->per_board, x->raw};
+    return DATUM_OK;
+}
+
+/* Ranking by IMPs per board, ties by pair name. */
+typedef struct {
+    double per_board;
+    const char *name;
+    uint32_t pair;
+} rank_entry;
+
+static int by_rank(const void *x, const void *y)
+{
+    const rank_entry *a = x, *b = y;
+    if (a->per_board != b->per_board) return a->per_board > b->per_board ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+int datum_pass_ranking(datum_pass *p, int id, const uint32_t **order, uint32_t *n_ranked)
+{
+    *order = NULL;
+    *n_ranked = 0;
+    datum_pair_totals t;
+    int rc = datum_pass_totals(p, id, &t);
+    if (rc < 0) return rc;
+    method *x = &p->m[id];
+    if (!x->order) {
+        rank_entry *rank = datum_malloc(p->ctx, (size_t)t.n_pairs + 1, sizeof *rank);
+        x->order = rank ? datum_malloc(p->ctx, (size_t)t.n_pairs + 1, sizeof *x->order) : NULL;
+        if (!x->order) {
+            datum_free(rank);
+            return DATUM_E_NOMEM;
+        }
+        uint32_t n = 0;
+        for (uint32_t q = 0; q < t.n_pairs; q++)
+            if (t.boards[q])
+                rank[n++] = (rank_entry){t.per_board[q], datum_archive_pair(p->a, q), q};
+        qsort(rank, n, sizeof *rank, by_rank);
+        for (uint32_t i = 0; i < n; i++) x->order[i] = rank[i].pair;
+        x->n_ranked = n;
+        datum_free(rank);
+    }
+    *order = x->order;
+    *n_ranked = x->n_ranked;
+    return DATUM_OK;
+}
+
+int datum_pass_published(const datum_pass *p, int id, datum_published_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    const method *x = method_of(p, id, 1);
+    if (!x || !x->published)
+        return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG,
+                              "datum_pass_published: method %d compared no published figures", id);
+    datum_published_get(x->published, out);
+    return DATUM_OK;
+}
+
+void datum_pass_free(datum_pass **p)
+{
+    if (!p || !*p) return;
+    datum_pass *q = *p;
+    for (size_t i = 0; i < q->n; i++) method_free(&q->m[i]);
+    datum_free(q->m);
+    datum_archive_close(&q->a);
+    datum_free(q->path);
+    datum_free(q);
+    *p = NULL;
+}

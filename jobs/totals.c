@@ -1,0 +1,34 @@
+/* totals.c - per-pair raw totals of cross-IMPs and the stored type of the
+ * output columns of a Butler run. */
+#include "datum_jobs.h"
+
+#include <math.h>
+
+void datum_pairs_accumulate_raw(size_t n_rows, const int32_t *ns_pair, const int32_t *ew_pair,
+                                const double *ns_raw, double *raw)
+{
+    for (size_t r = 0; r < n_rows; r++) {
+        if (isnan(ns_raw[r])) continue; /* no score */
+        raw[ns_pair[r]] += ns_raw[r];
+        raw[ew_pair[r]] -= ns_raw[r];
+    }
+}
+
+datum_store_type datum_imps_store_type(const datum_method *m)
+{
+    const double award[3] = {m->award.plus, m->award.average, m->award.minus};
+    int ints = !m->scale.halved, floats = 1;
+    for (int i = 0; i < 3; i++) {
+        /* The range first: converting a double out of int8's range is undefined. */
+        ints &= award[i] >= -128 && award[i] <= 127 && award[i] == (double)(int8_t)award[i];
+        floats &= (double)(float)award[i] == award[i];
+    }
+    if (m->scale.kind != DATUM_SCALE_WBF || !floats) return DATUM_STORE_F64;
+    return ints ? DATUM_STORE_I8 : DATUM_STORE_F32;
+}
+
+datum_store_type datum_datums_store_type(const datum_method *m)
+{
+    int integral = m->rule.rounding != DATUM_ROUND_NONE || m->rule.center == DATUM_CENTER_PAR;
+    return integral ? DATUM_STORE_F32 : DATUM_STORE_F64;
+}
