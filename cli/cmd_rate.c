@@ -30,7 +30,9 @@ static const char kHelp[] =
     "  --as-of DATE          ignore results after DATE (default: the archive's last date)\n"
     "  --from DATE           ignore results before DATE\n"
     "  --ridge LAMBDA        ridge prior, in boards: (A + LAMBDA W) v = r_c\n"
-    "  --solver S            auto (default) | direct | iterative\n"
+    "  --solver S            auto (default: least predicted time) | direct | iterative\n"
+    "  --calibration FILE    auto: this machine's rates (`name value` lines: factor_flops,\n"
+    "                        block_flops, matvec, solve, analyse; default built in)\n"
     "  --memory SIZE         auto: the direct factor's budget, e.g. 8G (K, M, G, T)\n"
     "  --ordering O          direct: default (AMD, METIS if AMD fills in much) | amd |\n"
     "                        metis | nesdis\n"
@@ -48,7 +50,8 @@ typedef struct {
     datum_rate_options opt;
     datum_rate_window window;
     const char *half_life, *as_of, *from, *fit_until, *ridge, *solver, *ordering, *memory, *tolerance;
-    const char *warm_start, *out_csv, *out_h5, *report;
+    const char *warm_start, *out_csv, *out_h5, *report, *calibration;
+    datum_rate_calibration rates; /* --calibration */
     int threads, evaluate, block_size;
     int32_t as_of_day, from_day, fit_day;
     int has_as_of, has_from, has_fit;
@@ -350,6 +353,37 @@ static void report_certificate(FILE *f, const datum_rate_result *r)
     fprintf(f, "]},\n");
 }
 
+/* What auto predicted, with which rates, what it chose and why. */
+static void report_choice(FILE *f, const datum_rate_stats *s)
+{
+    static const char *const kPaths[] = {"direct", "jacobi", "block"};
+    const datum_rate_calibration *c = &s->calibration;
+    const datum_rate_forecast *fc = &s->forecast;
+    const datum_rate_choice *ch = &s->choice;
+    fprintf(f, "  \"blas\": ");
+    json_string(f, datum_rate_blas_library());
+    fprintf(f, ",\n");
+    if (!s->chose) return;
+    fprintf(f, "  \"auto\": {\"chosen\": \"%s\", \"reason\": ", kPaths[ch->path]);
+    json_string(f, ch->reason);
+    fprintf(f, ",\n    \"predicted_seconds\": {");
+    JSON_REALS(f, "},\n", {"direct", ch->seconds[0]}, {"jacobi", ch->seconds[1]},
+               {"block", ch->seconds[2]});
+    fprintf(f, "    \"predicted_iterations\": {");
+    JSON_REALS(f, "},\n", {"jacobi", ch->iterations[1]}, {"block", ch->iterations[2]});
+    fprintf(f, "    \"forecast\": {\"analysed\": %s, \"block_size\": %d, \"trial_iterations\": %d, ",
+            fc->analysed ? "true" : "false", fc->block_size, fc->trial_iterations);
+    JSON_REALS(f, "},\n", {"pairs", fc->pairs}, {"matrix_nnz", fc->matrix_nnz},
+               {"factor_nnz", fc->factor_nnz}, {"factor_flops", fc->factor_flops},
+               {"factor_bytes", fc->factor_bytes}, {"trial_residual", fc->trial_residual},
+               {"trial_rate", fc->trial_rate});
+    fprintf(f, "    \"calibration\": {\"source\": ");
+    json_string(f, c->source);
+    fprintf(f, ", ");
+    JSON_REALS(f, "}},\n", {"factor_flops", c->factor_flops}, {"block_flops", c->block_flops},
+               {"matvec", c->matvec}, {"solve", c->solve}, {"analyse", c->analyse});
+}
+
 static void report_json(FILE *f, const rate_job *job, const char *archive, const rate_run *run,
                         const datum_rate_result *r)
 {
@@ -405,11 +439,12 @@ static void report_json(FILE *f, const rate_job *job, const char *archive, const
                {"predicted_factor_flops", s->predicted_flops},
                {"predicted_factor_bytes", s->predicted_bytes},
                {"memory_budget_bytes", job->opt.memory});
+    report_choice(f, s);
     fprintf(f, "  \"memory\": {\"peak_rss_bytes\": %lld},\n", (long long)ru.ru_maxrss * 1024);
     fprintf(f, "  \"time_seconds\": {");
     JSON_REALS(f, "}", {"read", run->t_read}, {"assemble", s->time_assemble},
                {"analyse", s->time_analyse}, {"factorise", s->time_factorise},
-               {"solve", s->time_solve}, {"write", run->t_write}, {"evaluate", run->t_evaluate},
+               {"solve", s->time_solve}, {"auto_trial", s->time_trial}, {"write", run->t_write}, {"evaluate", run->t_evaluate},
                {"total", run->t_total});
     if (run->has_truth) {
         fprintf(f, ",\n  \"evaluation\": {\"truth\": {\"pairs\": %zu, ", run->truth_pairs);
@@ -494,6 +529,7 @@ static void print_summary(const rate_job *job, const rate_run *run, const datum_
                "searched numerically%s\n",
                s->certified_components, s->certified_pairs, s->searched_components,
                s->searched_pairs, s->null_complete ? "" : " (search not complete)");
+    if (s->chose) printf("auto: %s (%s)\n", s->choice.reason, s->calibration.source);
     if (run->has_truth) {
         printf("correlation with the true strengths over %zu pairs: raw Butler %.4f, "
                "compensated %.4f (board-weighted %.4f, %.4f)\n",
@@ -552,6 +588,11 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
         for (uint32_t p = 0; p < run.info.n_pairs; p++) run.warm_pairs += !isnan(warm[p]);
         job->opt.warm_start = warm;
     }
+    if (job->calibration) {
+        datum_rate_calibration_builtin(&job->rates);
+        if ((rc = datum_rate_calibration_read(ctx, job->calibration, &job->rates)) < 0) goto done;
+        job->opt.calibration = &job->rates;
+    }
     run.t_read = cli_now() - t0;
 
     solved = datum_rate_solve(ctx, problem, &job->opt, &r);
@@ -602,6 +643,7 @@ int cmd_rate(int argc, char **argv)
         {"--from", 1, cli_set_string, &job.from},
         {"--ridge", 1, cli_set_string, &job.ridge},
         {"--solver", 1, cli_set_string, &job.solver},
+        {"--calibration", 1, cli_set_string, &job.calibration},
         {"--memory", 1, cli_set_string, &job.memory},
         {"--ordering", 1, cli_set_string, &job.ordering},
         {"--block-size", 1, cli_set_bounded_int, &block},

@@ -107,7 +107,7 @@ const double *datum_rate_problem_butler(const datum_rate_problem *p);
 /* Solving                                                                  */
 
 typedef enum {
-    DATUM_RATE_AUTO = 0,     /* analyse; direct if the factor fits the budgets */
+    DATUM_RATE_AUTO = 0,     /* the path of least predicted time (datum_rate_choose) */
     DATUM_RATE_DIRECT = 1,   /* supernodal Cholesky of the gauged system */
     DATUM_RATE_ITERATIVE = 2 /* conjugate gradients, block-Jacobi + coarse preconditioner */
 } datum_rate_solver;
@@ -135,10 +135,85 @@ typedef struct {
     int block_size;        /* iterative preconditioner: target block size (1: plain Jacobi) */
     int max_numeric;       /* null directions beyond the structure searched, at most */
     const double *warm_start; /* n_pairs earlier ratings (NaN: unknown), or NULL */
+    const struct datum_rate_calibration *calibration; /* auto: the rates; NULL: built in */
 } datum_rate_options;
 
 #define DATUM_RATE_OPTIONS_INIT \
-    {DATUM_RATE_AUTO, DATUM_RATE_ORDER_DEFAULT, 0.0, 8e9, 2e12, 1e-10, 5000, 128, 512, 64, NULL}
+    {DATUM_RATE_AUTO, DATUM_RATE_ORDER_DEFAULT, 0.0, 8e9, 2e12, 1e-10, 5000, 128, 512, 64, NULL, NULL}
+
+/* ------------------------------------------------------------------------ */
+/* The auto choice: predicted seconds per path (choose.c)                   */
+
+/* The three paths auto chooses among. */
+typedef enum {
+    DATUM_RATE_PATH_DIRECT = 0, /* CHOLMOD's supernodal factorisation of the whole */
+    DATUM_RATE_PATH_JACOBI = 1, /* conjugate gradients, plain Jacobi (block size 1) */
+    DATUM_RATE_PATH_BLOCK = 2,  /* conjugate gradients, factored blocks + coarse space */
+    DATUM_RATE_PATHS = 3
+} datum_rate_path;
+
+/* Rates of this machine, single-threaded (so that the choice, hence the
+ * ratings, never depends on the thread count). */
+typedef struct datum_rate_calibration {
+    double factor_flops; /* flop/s of CHOLMOD's supernodal factorisation (the BLAS) */
+    double block_flops;  /* flop/s of the preconditioner's block factorisations */
+    double matvec;       /* entries of A a second in y = A x, with CG's vector work */
+    double solve;        /* entries of a factor a second in a forward + backward solve */
+    double analyse;      /* entries of A a second in CHOLMOD's analysis (AMD, METIS) */
+    char source[120];    /* where the rates come from, for the report */
+} datum_rate_calibration;
+
+/* The built-in rates, measured on the project's machine (docs/performance.md)
+ * for the BLAS family loaded in this process: "openblas", "blis" or the
+ * reference BLAS. */
+void datum_rate_calibration_builtin(datum_rate_calibration *cal);
+
+/* Reads rates from a text file of `name value` lines (the five names above;
+ * '#' starts a comment; a missing name keeps the built-in rate). Returns
+ * DATUM_OK, DATUM_E_IO (cannot read) or DATUM_E_INPUT (FILE:LINE: an unknown
+ * name, a value that is not a positive number). */
+int datum_rate_calibration_read(datum_ctx *ctx, const char *path, datum_rate_calibration *cal);
+
+/* The file of the BLAS that dgemm_ resolves to in this process, or "none"
+ * (a static string or one owned by the dynamic loader; never freed). */
+const char *datum_rate_blas_library(void);
+
+/* What is known before the numeric work. */
+typedef struct {
+    double pairs;             /* unknowns of the sparse system */
+    double matrix_nnz;        /* entries of A, both triangles */
+    int analysed;             /* the next three come from CHOLMOD's analysis */
+    double factor_nnz, factor_flops, factor_bytes;
+    double memory, flops;     /* the direct path's budgets (datum_rate_options) */
+    int block_size;           /* of the block path */
+    int max_iterations;
+    int trial_iterations;     /* Jacobi iterations already run without converging (0: none) */
+    double trial_residual;    /* their relative residual at the end */
+    double trial_rate;        /* mean reduction of the residual an iteration, over their
+                                 second half (0 < rate < 1; 1: no progress) */
+    double tolerance;
+} datum_rate_forecast;
+
+/* The choice: predicted seconds of every path (INFINITY: excluded, e.g. the
+ * factor does not fit the budgets; NaN: not predicted yet), the one chosen. */
+typedef struct {
+    double seconds[DATUM_RATE_PATHS];
+    double iterations[DATUM_RATE_PATHS]; /* CG iterations predicted (0 for direct) */
+    datum_rate_path path;
+    int trial;                /* 1: first try Jacobi for trial_budget iterations */
+    int trial_budget;
+    char reason[200];
+} datum_rate_choice;
+
+/* The choice as a pure function of the forecast and the rates. Before the
+ * analysis (f->analysed == 0, no trial yet): try Jacobi for as many
+ * iterations as the analysis is predicted to cost (at least 20); Jacobi
+ * converging within them is the fastest path. After it: seconds predicted
+ * for each path from the analysis and the trial's convergence rate (Jacobi's
+ * iterations extrapolated; block CG's modelled as 0.7 of them), the least
+ * chosen. Deterministic: no clock, no thread count. */
+void datum_rate_choose(const datum_rate_forecast *f, const datum_rate_calibration *cal,
+                       datum_rate_choice *out);
 
 /* What a solve did; every count is over pairs with at least one kept row. */
 typedef struct {
@@ -186,6 +261,13 @@ typedef struct {
     double predicted_nnz, predicted_flops, predicted_bytes; /* auto: analysis of the whole */
     double time_assemble, time_analyse, time_factorise, time_solve; /* seconds */
     int converged;                 /* 1 if range_residual <= tolerance */
+    /* auto: the forecast, the rates and the choice (zero otherwise) */
+    int chose;                     /* 1 when auto chose */
+    datum_rate_forecast forecast;
+    datum_rate_calibration calibration;
+    datum_rate_choice choice;
+    int block_size;                /* iterative: the block size used (1: plain Jacobi) */
+    double time_trial;             /* auto: seconds of the Jacobi trial (also when it solved) */
 } datum_rate_stats;
 
 /* How a component's null space was found. */

@@ -21,6 +21,10 @@ static int check_options(datum_ctx *ctx, const datum_rate_options *o)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "the memory and flop budgets must be positive");
     if (o->max_iterations < 1 || o->dense_max < 0 || o->block_size < 1 || o->max_numeric < 0)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "bad iteration, block or dense-size limits");
+    const datum_rate_calibration *c = o->calibration;
+    if (c && !(c->factor_flops > 0 && c->block_flops > 0 && c->matvec > 0 && c->solve > 0 &&
+               c->analyse > 0))
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "the calibration's rates must be positive");
     return DATUM_OK;
 }
 

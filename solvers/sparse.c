@@ -713,14 +713,18 @@ static int precond_apply(datum_ctx *ctx, const precond *pc, const uint8_t *activ
 
 /* Preconditioned conjugate gradients on op x = b from x: stop on the
  * recurrence, confirm on the true residual, restart from it while that
- * keeps improving. Returns the iterations. */
+ * keeps improving. Returns the iterations; trace[i] (if not NULL, room for
+ * max_iterations + 1) receives the recurrence's relative residual after i
+ * iterations, *final_rel the true one at the end. */
 static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const double *b, double *x,
-               double tol, int max_iterations, double *work, int *rc)
+               double tol, int max_iterations, double *work, double *trace, double *final_rel,
+               int *rc)
 {
     uint32_t n = op->a->n;
     double *r = work, *z = r + n, *p = z + n, *q = p + n;
     double bnorm = rate_norm(n, b), rel = residual(ctx, op, b, x, r);
     int it = 0;
+    if (trace) trace[0] = rel;
     while (*rc == DATUM_OK && bnorm > 0 && rel > tol && it < max_iterations) {
         if ((*rc = precond_apply(ctx, pc, op->active, n, r, z)) != DATUM_OK) break;
         memcpy(p, z, n * sizeof *p);
@@ -735,8 +739,10 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const doub
                 r[j] -= alpha * q[j];
             }
             it++;
+            double rn = rate_norm(n, r);
+            if (trace) trace[it] = rn / bnorm;
             /* a little below: the recurrence drifts from the true residual */
-            if (rate_norm(n, r) <= 0.25 * tol * bnorm) break;
+            if (rn <= 0.25 * tol * bnorm) break;
             if ((*rc = precond_apply(ctx, pc, op->active, n, r, z)) != DATUM_OK) break;
             double rz1 = rate_dot(n, r, z), beta = rz1 / rz;
             rz = rz1;
@@ -746,14 +752,23 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const doub
         rel = residual(ctx, op, b, x, r);
         if (rel > tol && !(rel < 0.5 * before)) break; /* stagnation */
     }
+    if (final_rel) *final_rel = rel;
     return it;
 }
 
+/* Conjugate gradients with blocks of block_size pairs (1: plain Jacobi), at
+ * most max_iterations; trace and final_rel as in pcg. */
 static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const operator *op,
+                     int block_size, int max_iterations, double *trace, double *final_rel,
                      datum_rate_stats *st)
 {
     uint32_t n = sp->s->n;
     precond pc;
+    const datum_rate_options *given = sp->opt;
+    datum_rate_options opt = *given; /* the preconditioner reads the block size there */
+    opt.block_size = block_size;
+    sp->opt = &opt;
+    st->block_size = block_size;
     double t0 = rate_now();
     int rc = precond_build(ctx, sp, nb, st, &pc);
     st->time_factorise = rate_now() - t0;
@@ -777,13 +792,87 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
         }
         for (uint32_t j = 0; j < n; j++)
             if (!sp->active[j]) x[j] = 0;
-        st->iterations = pcg(ctx, op, &pc, b, x, sp->opt->tolerance, sp->opt->max_iterations,
-                             work, &rc);
+        st->iterations = pcg(ctx, op, &pc, b, x, sp->opt->tolerance, max_iterations, work, trace,
+                             final_rel, &rc);
     }
     datum_free(b);
     datum_free(work);
     precond_free(&pc);
     st->time_solve = rate_now() - t0;
+    sp->opt = given;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Auto: a Jacobi trial, then the analysis and the least predicted time     */
+
+/* Undoes a Jacobi trial that did not converge: the pins back to the
+ * structural ones (pins0), no numerical null vector, r_c and y as before,
+ * the trial's counts out of the statistics. The next path then runs exactly
+ * as when asked for by hand. */
+static int trial_undo(datum_ctx *ctx, rate_sparse *sp, const uint8_t *pins0, datum_rate_stats *st)
+{
+    uint32_t n = sp->s->n;
+    memcpy(sp->pinned, pins0, n);
+    rate_null_free(&sp->null);
+    if (rate_null_init(ctx, &sp->null, sp->s, sp->p->n) != DATUM_OK) return DATUM_E_NOMEM;
+    for (uint32_t j = 0; j < n; j++) {
+        sp->rc[j] = sp->sparse[j] ? sp->p->r[j] : 0;
+        sp->y[j] = 0;
+        sp->active[j] = 0;
+    }
+    st->null_numeric = 0;
+    st->null_check = 0;
+    st->factorizations = 0;
+    st->factor_nnz = st->factor_flops = st->factor_bytes = 0;
+    st->peeled_pieces = st->blocks = st->coarse = 0;
+    st->iterations = 0;
+    st->block_size = 0;
+    st->time_factorise = st->time_solve = 0;
+    return DATUM_OK;
+}
+
+/* Runs the trial datum_rate_choose asks for before the analysis: *finished
+ * = 1 if Jacobi converged (the solution is in sp->y), else the trial is
+ * undone and its convergence is in st->forecast. */
+static int auto_trial(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const operator *op,
+                      datum_rate_stats *st, int *finished)
+{
+    const datum_rate_options *opt = sp->opt;
+    datum_rate_forecast *f = &st->forecast;
+    *finished = 0;
+    st->chose = 1;
+    if (opt->calibration) st->calibration = *opt->calibration;
+    else datum_rate_calibration_builtin(&st->calibration);
+    *f = (datum_rate_forecast){.pairs = nb->n, .matrix_nnz = (double)sp->a->nnz,
+                               .memory = opt->memory, .flops = opt->flops,
+                               .block_size = opt->block_size, .max_iterations = opt->max_iterations,
+                               .tolerance = opt->tolerance};
+    datum_rate_choose(f, &st->calibration, &st->choice);
+    int budget = st->choice.trial_budget;
+    uint8_t *pins0 = datum_malloc(ctx, sp->s->n, 1);
+    double *trace = datum_malloc(ctx, (size_t)budget + 1, sizeof *trace);
+    int rc = pins0 && trace ? DATUM_OK : DATUM_E_NOMEM;
+    double t0 = rate_now(), rel = INFINITY;
+    if (rc == DATUM_OK) {
+        memcpy(pins0, sp->pinned, sp->s->n);
+        rc = iterative(ctx, sp, nb, op, 1, budget, trace, &rel, st);
+    }
+    st->time_trial = rate_now() - t0;
+    if (rc == DATUM_OK) {
+        int it = st->iterations, half = it / 2;
+        f->trial_iterations = it > 0 ? it : 1;
+        f->trial_residual = rel;
+        /* Stopped before its budget without converging: CG stagnated (a null
+         * direction it cannot see, or rounding), no rate to extrapolate. */
+        int stalled = it < budget && rel > opt->tolerance;
+        f->trial_rate = !stalled && it > half && trace[half] > 0
+                            ? pow(trace[it] / trace[half], 1.0 / (it - half)) : 1;
+        if (rel <= opt->tolerance) *finished = 1;
+        else rc = trial_undo(ctx, sp, pins0, st);
+    }
+    datum_free(pins0);
+    datum_free(trace);
     return rc;
 }
 
@@ -828,11 +917,22 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     if (nb.n > 0 && (rc = datum_start_threads(ctx, CHOLMOD_OMP_NUM_THREADS)) != DATUM_OK) goto done;
     operator op = {sp->a, sp->active, shift};
     datum_rate_solver path = opt->solver;
+    int block_size = opt->block_size;
     st->path = path == DATUM_RATE_ITERATIVE ? path : DATUM_RATE_DIRECT;
     st->null_complete = 1;
     if (nb.n == 0) { /* nothing sparse */
         rate_null_remove(&sp->null, 0, sp->rc);
         goto done;
+    }
+    if (path == DATUM_RATE_AUTO) {
+        int finished = 0;
+        rc = auto_trial(ctx, sp, &nb, &op, st, &finished);
+        if (rc == DATUM_OK && finished) {
+            st->path = DATUM_RATE_ITERATIVE;
+            st->null_complete = st->searched_components == 0;
+            goto solved;
+        }
+        if (rc != DATUM_OK) goto done;
     }
     if (path != DATUM_RATE_ITERATIVE) {
         double t0 = rate_now();
@@ -857,9 +957,16 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
         st->predicted_nnz = cm.lnz;
         st->predicted_flops = cm.fl;
         st->predicted_bytes = L->is_super ? rate_cm_factor_bytes(L) : 16.0 * cm.lnz + 24.0 * nb.n;
-        if (path == DATUM_RATE_AUTO)
-            path = st->predicted_bytes <= opt->memory && st->predicted_flops <= opt->flops
-                       ? DATUM_RATE_DIRECT : DATUM_RATE_ITERATIVE;
+        if (path == DATUM_RATE_AUTO) {
+            datum_rate_forecast *f = &st->forecast;
+            f->analysed = 1;
+            f->factor_nnz = st->predicted_nnz;
+            f->factor_flops = st->predicted_flops;
+            f->factor_bytes = st->predicted_bytes;
+            datum_rate_choose(f, &st->calibration, &st->choice);
+            path = st->choice.path == DATUM_RATE_PATH_DIRECT ? DATUM_RATE_DIRECT : DATUM_RATE_ITERATIVE;
+            if (st->choice.path == DATUM_RATE_PATH_JACOBI) block_size = 1;
+        }
         if (path == DATUM_RATE_ITERATIVE) {
             cholmod_l_free_factor(&L, &cm);
             cholmod_l_free_sparse(&M, &cm);
@@ -867,8 +974,10 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     }
     st->path = path;
     st->null_complete = path == DATUM_RATE_DIRECT || st->searched_components == 0;
-    rc = path == DATUM_RATE_DIRECT ? direct(ctx, sp, M, L, &nb, &op, st, &cm)
-                                   : iterative(ctx, sp, &nb, &op, st);
+    rc = path == DATUM_RATE_DIRECT
+             ? direct(ctx, sp, M, L, &nb, &op, st, &cm)
+             : iterative(ctx, sp, &nb, &op, block_size, opt->max_iterations, NULL, NULL, st);
+solved:
     if (rc == DATUM_OK && !shift) rate_null_remove(&sp->null, 1, sp->y);
 done:
     cholmod_l_free_factor(&L, &cm);

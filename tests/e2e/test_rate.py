@@ -287,6 +287,79 @@ def test_refusals(run):
         assert os.path.exists(path), (option, path)
 
 
+def federation(run, name, pairs, clubs, mixing, sessions, seed):
+    """A federation of `clubs` clubs whose sessions (6 tables, 5 rounds of 2
+    boards, opponents rotating) seat a pair of another club with probability
+    `mixing`: strong mixing makes CG converge fast, weak mixing slowly."""
+    rng = random.Random(seed)
+    strength = [rng.gauss(0, 1) for _ in range(pairs)]
+    members = [[j for j in range(pairs) if j % clubs == c] for c in range(clubs)]
+    rows, tables = [], 6
+    for s in range(sessions):
+        club, seated = members[s % clubs], []
+        while len(seated) < 2 * tables:
+            j = rng.randrange(pairs) if rng.random() < mixing else rng.choice(club)
+            if j not in seated:
+                seated.append(j)
+        ns, ew = seated[:tables], seated[tables:]
+        date = f"2024-{1 + s * 12 // sessions:02d}-{1 + s % 28:02d}"
+        for r in range(5):
+            for k in range(2):
+                board, par = 2 * r + k + 1, rng.gauss(0, 300)
+                for t in range(tables):
+                    e = ew[(t + r) % tables]
+                    score = 10 * round((par + 30 * (strength[ns[t]] - strength[e])
+                                        + rng.gauss(0, 120)) / 10)
+                    rows.append([f"S{s}", date, "", board, t + 1, f"P{ns[t]}", f"P{e}", score])
+    return run.archive(name, rows)
+
+
+def test_auto_choice(run):
+    """--solver auto on archives built to favour each path, with fixed rates
+    (--calibration) so that the choice never depends on this machine: it
+    picks the path, says why in the report, and its ratings are byte for
+    byte those of the path run by hand, on 1 and 2 threads."""
+    mixed = federation(run, "mixed", 300, 5, 0.5, 200, 7)  # CG converges in a few dozen
+    weak = federation(run, "weak", 300, 2, 0.02, 200, 8)   # two clubs that rarely meet
+    cal = run.path("rates.txt")
+    cases = [
+        # An analysis as slow as 5000 iterations: Jacobi's trial converges, nothing analysed.
+        (mixed, "factor_flops 1e9\nmatvec 1e9\nanalyse 1\n", "jacobi",
+         ["--solver", "iterative", "--block-size", "1"]),
+        # A 20-iteration trial (the least) that cannot converge; a fast factorisation.
+        (weak, "factor_flops 1e12\nmatvec 1e6\nanalyse 1e15\n", "direct", ["--solver", "direct"]),
+        # Slow mat-vecs, slow whole factorisation, fast block factors and solves.
+        (weak, "factor_flops 1e3\nblock_flops 1e15\nsolve 1e15\nmatvec 1e6\nanalyse 1e15\n",
+         "block", ["--solver", "iterative"]),
+    ]
+    for h5, rates, want, by_hand in cases:
+        with open(cal, "w") as f:
+            f.write(rates)
+        report, out = run.path("auto.json"), {}
+        for threads in (1, 2):
+            out[threads] = run.path(f"auto{threads}.csv")
+            run("rate", h5, "--calibration", cal, "--threads", threads, "--out", out[threads],
+                "--report", report)
+        r = json.load(open(report))
+        auto = r["auto"]
+        assert auto["chosen"] == want, (want, auto)
+        assert auto["calibration"]["source"] == "file " + cal, auto
+        assert r["solver"]["path"] == ("direct" if want == "direct" else "iterative"), r["solver"]
+        assert auto["forecast"]["analysed"] == (want != "jacobi"), auto
+        if want != "jacobi":  # every path predicted; the one chosen the least
+            secs = auto["predicted_seconds"]
+            assert secs[want] == min(v for v in secs.values() if v is not None), auto
+            assert auto["forecast"]["trial_iterations"] == 20, auto
+        hand = run.path("hand.csv")
+        run("rate", h5, "--out", hand, *by_hand)
+        for threads in (1, 2):
+            with open(out[threads], "rb") as a, open(hand, "rb") as b:
+                assert a.read() == b.read(), (want, threads)
+    p = run("rate", mixed, "--calibration", run.path("missing.txt"), "--out", run.path("x.csv"),
+            expect=1)
+    assert "missing.txt" in p.stderr, p.stderr
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--datum", required=True)
@@ -295,7 +368,7 @@ def main():
         run = Run(os.path.abspath(args.datum), tmp)
         for test in (test_two_tables_by_hand, test_against_reference, test_evaluate,
                      test_certified_null_space, test_searched_component_listed,
-                     test_ordering_named, test_refusals):
+                     test_ordering_named, test_refusals, test_auto_choice):
             test(run)
             print(f"ok {test.__name__}")
     return 0
