@@ -24,8 +24,7 @@
 #define CLUB_MEAN_SD        0.5  /* a club's mean strength */
 #define PLAYER_SD           1.0  /* a player around the club's mean */
 #define CHEMISTRY_SD        0.35 /* a partnership around the mean of its players */
-#define LEAVE_RATE          0.06 /* players leaving a club in a year */
-#define PARTNERSHIP_KEEP    0.90 /* a partnership that lasts another year */
+#define ATTENDANCE_SPREAD   0.318 /* a club's attendance: the option's, +-31.8% (uniform) */
 #define SECOND_SHARE        0.15 /* extra partnerships of players who have one */
 #define SECOND_KEEP         0.70
 #define HOLIDAY_RATE        0.07 /* club sessions not held */
@@ -35,9 +34,7 @@
 #define SECTIONS_MAX        16
 #define HOWELL_MAX          10 /* tables of the largest Howell */
 #define REGION_CLUBS        10
-#define REGIONALS_A_YEAR    4
-#define REGIONAL_SHARE      0.08 /* of the region's partnerships at a regional */
-#define NATIONAL_SHARE      0.02
+#define VISIT_TRIES         8 /* draws for a visitor whose players are free */
 #define CLUBS_PER_DIVISION  10  /* teams leagues: a division for so many clubs */
 #define TRICKS_PER_STRENGTH 0.5 /* tricks for one unit of strength difference */
 #define TRICK_SD            0.9
@@ -60,7 +57,8 @@ enum {
     TAG_CONGRESS,
     TAG_EVENT,
     TAG_DEAL,
-    TAG_TABLES
+    TAG_TABLES,
+    TAG_MULTI
 };
 
 static inline uint64_t mix64(uint64_t z)
@@ -123,6 +121,15 @@ typedef struct {
     int32_t date;
 } event;
 
+/* Partnerships of each club and year: pairs[offset[c * years + y] ..
+ * offset[c * years + y + 1]). */
+typedef struct {
+    uint64_t *offset;
+    uint32_t *pairs;
+    uint32_t n;
+    size_t cap;
+} club_lists;
+
 typedef struct {
     datum_ctx *ctx;
     datum_generate_options o;
@@ -134,10 +141,8 @@ typedef struct {
     double *skill; /* per player */
     uint32_t n_players;
     size_t players_cap;
-    uint64_t *cy_offset; /* active partnerships of club c in year y: cy_pairs[cy_offset[c*Y+y]..] */
-    uint32_t *cy_pairs;
-    uint32_t n_cy_pairs;
-    size_t cy_pairs_cap;
+    club_lists home;    /* the active partnerships whose home is the club */
+    club_lists members; /* the club's own, then those of other clubs also members */
     division *divisions;
     uint32_t n_divisions, n_teams, n_matches;
     size_t divisions_cap;
@@ -168,8 +173,10 @@ void gen_shuffle(rng *r, uint32_t *a, uint32_t n);
 int gen_plan_build(plan *g);
 void gen_plan_free(plan *g);
 
-/* The partnerships of club c active in year y: *n of them. */
+/* The partnerships of club c (home club) active in year y: *n of them. */
 const uint32_t *gen_club_year(const plan *g, uint32_t c, int y, uint32_t *n);
+/* The clubs of a region: lo..hi-1. */
+void gen_region_clubs(const plan *g, int region, uint32_t *lo, uint32_t *hi);
 /* The event's name: its dictionary entry (names sort in event order). */
 void gen_event_name(const plan *g, const event *e, char out[NAME_SIZE]);
 /* Tables of a congress for a pool of `pool` partnerships. */
@@ -179,11 +186,19 @@ int gen_congress_tables(uint32_t pool, double share);
  * DATUM_E_NOMEM (recorded in g->ctx, also from a parallel region). */
 int gen_scratch_init(const plan *g, scratch *s);
 void gen_scratch_free(scratch *s);
-/* The partnerships of clubs lo..hi-1 active in year y into s->pool (*n of
- * them). DATUM_OK or DATUM_E_NOMEM (recorded in g->ctx). */
-int gen_gather(const plan *g, scratch *s, uint32_t lo, uint32_t hi, int y, uint32_t *n);
+/* The partnerships of lists l (g->home or g->members) of clubs lo..hi-1 in
+ * year y into s->pool (*n of them), room for *n + 1 in s->picked. DATUM_OK
+ * or DATUM_E_NOMEM (recorded in g->ctx). */
+int gen_gather(const plan *g, const club_lists *l, scratch *s, uint32_t lo, uint32_t hi, int y,
+               uint32_t *n);
 /* Up to `want` pairs of s->pool[0..n) (shuffled in place) with no player in
  * two of them, into s->picked; returns how many. */
 uint32_t gen_pick_pairs(const plan *g, scratch *s, rng *r, uint32_t n, uint32_t want);
+/* A visitor after gen_pick_pairs: a partnership active in year y of a random
+ * club of lo..hi-1 other than skip_lo..skip_hi-1 (inside lo..hi), whose
+ * players are free, appended to s->picked[*got] (room for it is the
+ * caller's); up to VISIT_TRIES draws. Returns 1 if one was seated, else 0. */
+int gen_pick_visitor(const plan *g, scratch *s, rng *r, uint32_t lo, uint32_t hi, uint32_t skip_lo,
+                     uint32_t skip_hi, int y, uint32_t *got);
 
 #endif

@@ -235,19 +235,41 @@ static int play_session(const plan *g, uint32_t e, const uint32_t *pairs, int T,
     return DATUM_OK;
 }
 
-/* A club session: some of the club's partnerships of the year, about its
- * usual number of tables. */
+/* A club session: about the club's usual number of tables (from its own
+ * partnerships and its attendance); each seat goes to a visitor from the
+ * region's other clubs, or from the other regions, with the options'
+ * probabilities, else to one of the club's members (its own partnerships
+ * and the other clubs' that are also members); seated in random order. */
 static int gen_club(const plan *g, uint32_t e, scratch *s, block *b)
 {
     const event *ev = &g->events[e];
     const club *cl = &g->clubs[ev->who];
     rng r = stream(g->o.seed, TAG_EVENT, e, 0);
-    uint32_t n;
-    int rc = gen_gather(g, s, ev->who, ev->who + 1, ev->year, &n);
+    uint32_t own, n, c = ev->who, lo, hi;
+    gen_club_year(g, c, ev->year, &own);
+    int rc = gen_gather(g, &g->members, s, c, c + 1, ev->year, &n);
     if (rc != DATUM_OK) return rc;
-    long tables = lround(cl->attendance * n / 2 * (1 + SESSION_SD * normal(&r)));
-    tables = tables < 2 ? 2 : tables > (long)n / 2 ? (long)n / 2 : tables;
-    uint32_t got = gen_pick_pairs(g, s, &r, n, 2 * (uint32_t)tables);
+    long tables = lround(cl->attendance * own / 2 * (1 + SESSION_SD * normal(&r)));
+    tables = tables < 2 ? 2 : tables > (long)own / 2 ? (long)own / 2 : tables;
+    gen_region_clubs(g, cl->region, &lo, &hi);
+    int nation = hi - lo < (uint32_t)g->o.clubs; /* else the region is the nation */
+    uint32_t seats = 2 * (uint32_t)tables, from_region = 0, from_nation = 0;
+    for (uint32_t k = 0; k < seats; k++) {
+        double u = uniform(&r);
+        if (u < g->o.visitors_nation) from_nation++;
+        else if (u < g->o.visitors_nation + g->o.visitors_region) from_region++;
+    }
+    if (!nation) from_region += from_nation, from_nation = 0;
+    if (hi - lo < 2) from_region = 0; /* a region of one club: members only */
+    if (datum_reserve(g->ctx, &s->picked, &s->picked_cap, seats + 1, sizeof *s->picked) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    uint32_t got = gen_pick_pairs(g, s, &r, n, seats - from_region - from_nation);
+    for (uint32_t k = 0; k < from_region; k++)
+        gen_pick_visitor(g, s, &r, lo, hi, c, c + 1, ev->year, &got);
+    for (uint32_t k = 0; k < from_nation; k++)
+        gen_pick_visitor(g, s, &r, 0, (uint32_t)g->o.clubs, lo, hi, ev->year, &got);
+    got &= ~1u;
+    gen_shuffle(&r, s->picked, got);
     return got >= 4 ? play_session(g, e, s->picked, (int)(got / 2), cl->howell, b) : DATUM_OK;
 }
 
@@ -258,15 +280,12 @@ static int gen_congress(const plan *g, uint32_t e, scratch *s, block *b)
     const event *ev = &g->events[e];
     int national = ev->kind == EV_NATIONAL;
     uint32_t lo = 0, hi = (uint32_t)g->o.clubs, n;
-    if (!national) {
-        while (lo < hi && g->clubs[lo].region < (int)ev->who) lo++;
-        for (hi = lo; hi < (uint32_t)g->o.clubs && g->clubs[hi].region == (int)ev->who;) hi++;
-    }
-    int rc = gen_gather(g, s, lo, hi, ev->year, &n);
+    if (!national) gen_region_clubs(g, (int)ev->who, &lo, &hi);
+    int rc = gen_gather(g, &g->home, s, lo, hi, ev->year, &n);
     if (rc != DATUM_OK) return rc;
     rng r = stream(g->o.seed, TAG_CONGRESS, (uint64_t)ev->kind << 32 | ev->who,
                    (uint64_t)ev->year << 8 | ev->round);
-    int tables = gen_congress_tables(n, national ? NATIONAL_SHARE : REGIONAL_SHARE);
+    int tables = gen_congress_tables(n, national ? g->o.national_share : g->o.regional_share);
     uint32_t got = gen_pick_pairs(g, s, &r, n, 2 * (uint32_t)tables) & ~1u;
     rng seating = stream(g->o.seed, TAG_EVENT, e, 0);
     gen_shuffle(&seating, s->picked, got);
@@ -353,6 +372,13 @@ static datum_chunk block_chunk(const block *b)
 /* ------------------------------------------------------------------------ */
 /* The plan, the dictionaries, the run                                      */
 
+/* The options' bounds, in the order of datum_generate_options: each as
+ * "name lo..hi" in the messages. */
+typedef struct {
+    const char *name;
+    double value, lo, hi;
+} bound;
+
 static int check_options(datum_ctx *ctx, const datum_generate_options *o)
 {
     if (o->clubs < 1 || o->clubs > 9999 || o->years < 1 || o->years > 50 ||
@@ -361,23 +387,79 @@ static int check_options(datum_ctx *ctx, const datum_generate_options *o)
         return datum_ctx_fail(ctx, DATUM_E_ARG,
                               "generate: clubs 1..9999, years 1..50, sessions a week 1..7, boards "
                               "2..99, first year 1900..2100");
+    const bound reals[] = {
+        {"multi_club", o->multi_club, 0, 1},
+        {"visitors_region", o->visitors_region, 0, 0.9},
+        {"visitors_nation", o->visitors_nation, 0, 0.9},
+        {"visitors_region + visitors_nation", o->visitors_region + o->visitors_nation, 0, 0.9},
+        {"regionals", o->regionals, 0, 52},
+        {"regional_share", o->regional_share, 0, 1},
+        {"nationals", o->nationals, 0, 12},
+        {"national_share", o->national_share, 0, 1},
+        {"attendance", o->attendance, 0.01, 1},
+        {"leave_rate", o->leave_rate, 0, 1},
+        {"partnership_keep", o->partnership_keep, 0, 1},
+    };
+    for (size_t k = 0; k < sizeof reals / sizeof *reals; k++)
+        if (!(reals[k].value >= reals[k].lo && reals[k].value <= reals[k].hi)) /* NaN too */
+            return datum_ctx_fail(ctx, DATUM_E_ARG, "generate: %s is %g, not in %g..%g",
+                                  reals[k].name, reals[k].value, reals[k].lo, reals[k].hi);
     return DATUM_OK;
+}
+
+/* The mixing levels, in the order of the fields multi_club..national_share:
+ * why these values, docs/cli.md ("datum generate", mixing). */
+static const struct {
+    const char *name;
+    double multi_club, visitors_region, visitors_nation;
+    int regionals;
+    double regional_share;
+    int nationals;
+    double national_share;
+} kMixing[] = {
+    {"low", 0, 0, 0, 4, 0.08, 1, 0.02},
+    {"medium", 0.2, 0.1, 0.01, 12, 0.08, 2, 0.02},
+    {"high", 0.35, 0.3, 0.03, 26, 0.1, 4, 0.03},
+};
+
+int datum_generate_mixing(datum_generate_options *o, const char *level)
+{
+    for (size_t i = 0; i < sizeof kMixing / sizeof *kMixing; i++)
+        if (strcmp(level, kMixing[i].name) == 0) {
+            o->multi_club = kMixing[i].multi_club;
+            o->visitors_region = kMixing[i].visitors_region;
+            o->visitors_nation = kMixing[i].visitors_nation;
+            o->regionals = kMixing[i].regionals;
+            o->regional_share = kMixing[i].regional_share;
+            o->nationals = kMixing[i].nationals;
+            o->national_share = kMixing[i].national_share;
+            return DATUM_OK;
+        }
+    return DATUM_E_ARG;
 }
 
 int datum_generate_preset(datum_generate_options *o, const char *name)
 {
     static const struct {
-        const char *name;
-        datum_generate_options o;
+        const char *name, *mixing;
+        int clubs, years, sessions_per_week, first_year;
     } presets[] = {
-        {"small", {1, 4, 1, 2, 24, 2024}},
-        {"decade", {1, 200, 10, 3, 24, 2015}},
-        {"national", {1, 1000, 10, 3, 24, 2015}},
+        {"small", "low", 4, 1, 2, 2024},
+        {"decade", "medium", 200, 10, 3, 2015},
+        {"national", "medium", 1000, 10, 3, 2015},
     };
     for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
         if (strcmp(name, presets[i].name) == 0) {
-            *o = presets[i].o;
-            return DATUM_OK;
+            *o = (datum_generate_options){.seed = 1,
+                                          .clubs = presets[i].clubs,
+                                          .years = presets[i].years,
+                                          .sessions_per_week = presets[i].sessions_per_week,
+                                          .boards = 24,
+                                          .first_year = presets[i].first_year,
+                                          .attendance = 0.44,
+                                          .leave_rate = 0.06,
+                                          .partnership_keep = 0.9};
+            return datum_generate_mixing(o, presets[i].mixing);
         }
     return DATUM_E_ARG;
 }
@@ -434,18 +516,37 @@ static int write_header(plan *g, datum_archive_writer *w)
         for (uint32_t p = 0; p < g->n_pairs; p++) truth[p] = g->pairs[p].strength;
         rc = datum_archive_writer_truth(w, truth, g->n_pairs);
     }
-    char value[7][32];
-    const char *keys[] = {"generator",         "seed",   "clubs",      "years",
-                          "sessions_per_week", "boards", "first_year", "tricks_per_strength"};
-    snprintf(value[0], 32, "%llu", (unsigned long long)g->o.seed);
-    snprintf(value[1], 32, "%d", g->o.clubs);
-    snprintf(value[2], 32, "%d", g->o.years);
-    snprintf(value[3], 32, "%d", g->o.sessions_per_week);
-    snprintf(value[4], 32, "%d", g->o.boards);
-    snprintf(value[5], 32, "%d", g->o.first_year);
-    snprintf(value[6], 32, "%g", TRICKS_PER_STRENGTH);
-    for (int k = 0; k < 8 && rc == DATUM_OK; k++)
-        rc = datum_archive_writer_truth_attr(w, keys[k], k == 0 ? "datum generate" : value[k - 1]);
+    /* The options as attributes of /truth (what made the archive). */
+    const datum_generate_options *o = &g->o;
+    const struct {
+        const char *key;
+        double value;
+    } attrs[] = {
+        {"seed", 0}, /* written whole below */
+        {"clubs", o->clubs},
+        {"years", o->years},
+        {"sessions_per_week", o->sessions_per_week},
+        {"boards", o->boards},
+        {"first_year", o->first_year},
+        {"tricks_per_strength", TRICKS_PER_STRENGTH},
+        {"multi_club", o->multi_club},
+        {"visitors_region", o->visitors_region},
+        {"visitors_nation", o->visitors_nation},
+        {"regionals", o->regionals},
+        {"regional_share", o->regional_share},
+        {"nationals", o->nationals},
+        {"national_share", o->national_share},
+        {"attendance", o->attendance},
+        {"leave_rate", o->leave_rate},
+        {"partnership_keep", o->partnership_keep},
+    };
+    char value[32];
+    if (rc == DATUM_OK) rc = datum_archive_writer_truth_attr(w, "generator", "datum generate");
+    for (size_t k = 0; k < sizeof attrs / sizeof *attrs && rc == DATUM_OK; k++) {
+        if (k == 0) snprintf(value, sizeof value, "%llu", (unsigned long long)o->seed);
+        else snprintf(value, sizeof value, "%.15g", attrs[k].value);
+        rc = datum_archive_writer_truth_attr(w, attrs[k].key, value);
+    }
     datum_free(bytes);
     datum_free(names);
     datum_free(truth);

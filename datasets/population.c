@@ -34,8 +34,8 @@ static int new_pair(plan *g, uint32_t a, uint32_t b, uint32_t c, rng *r, uint32_
 
 static int add_active(plan *g, uint32_t p)
 {
-    int rc = GROW(g, g->cy_pairs, g->n_cy_pairs, g->cy_pairs_cap);
-    if (rc == DATUM_OK) g->cy_pairs[g->n_cy_pairs++] = p;
+    int rc = GROW(g, g->home.pairs, g->home.n, g->home.cap);
+    if (rc == DATUM_OK) g->home.pairs[g->home.n++] = p;
     return rc;
 }
 
@@ -63,7 +63,8 @@ static int plan_club(plan *g, uint32_t c)
     cl->region = (int)((uint64_t)c * (uint64_t)g->n_regions / (uint64_t)g->o.clubs);
     cl->howell = c % 2 == 0; /* half the clubs play Howells when they are small enough */
     cl->mean = CLUB_MEAN_SD * normal(&r);
-    cl->attendance = 0.30 + 0.28 * uniform(&r);
+    cl->attendance = g->o.attendance * (1 + ATTENDANCE_SPREAD * (2 * uniform(&r) - 1));
+    if (cl->attendance > 1) cl->attendance = 1;
     int order[7] = {0, 1, 2, 3, 4, 5, 6};
     for (int i = 7; i > 1; i--) {
         int j = (int)below(&r, (uint32_t)i), t = order[i - 1];
@@ -91,10 +92,10 @@ static int plan_club(plan *g, uint32_t c)
     }
     for (int y = 0; y < years && rc == DATUM_OK; y++) {
         rng ry = stream(g->o.seed, TAG_CLUB_YEAR, c, (uint64_t)y);
-        g->cy_offset[(size_t)c * years + y] = g->n_cy_pairs;
+        g->home.offset[(size_t)c * years + y] = g->home.n;
         /* Players leave (their partnerships end); new players come. */
         for (int i = 0; y > 0 && i < n && rc == DATUM_OK; i++)
-            if (uniform(&ry) < LEAVE_RATE) {
+            if (uniform(&ry) < g->o.leave_rate) {
                 uint32_t p = partner[i];
                 for (int k = 0; p != UINT32_MAX && k < n; k++)
                     if (partner[k] == p) partner[k] = UINT32_MAX;
@@ -104,7 +105,7 @@ static int plan_club(plan *g, uint32_t c)
         for (int i = 0; y > 0 && i < n; i++) {
             uint32_t p = partner[i];
             if (p == UINT32_MAX || g->pairs[p].players[0] != member[i]) continue;
-            if (uniform(&ry) >= PARTNERSHIP_KEEP)
+            if (uniform(&ry) >= g->o.partnership_keep)
                 for (int k = 0; k < n; k++)
                     if (partner[k] == p) partner[k] = UINT32_MAX;
         }
@@ -150,11 +151,93 @@ static int plan_club(plan *g, uint32_t c)
     return rc;
 }
 
-const uint32_t *gen_club_year(const plan *g, uint32_t c, int y, uint32_t *n)
+static const uint32_t *list_of(const plan *g, const club_lists *l, uint32_t c, int y, uint32_t *n)
 {
     size_t k = (size_t)c * g->o.years + y;
-    *n = (uint32_t)(g->cy_offset[k + 1] - g->cy_offset[k]);
-    return g->cy_pairs + g->cy_offset[k];
+    *n = (uint32_t)(l->offset[k + 1] - l->offset[k]);
+    return l->pairs + l->offset[k];
+}
+
+const uint32_t *gen_club_year(const plan *g, uint32_t c, int y, uint32_t *n)
+{
+    return list_of(g, &g->home, c, y, n);
+}
+
+void gen_region_clubs(const plan *g, int region, uint32_t *lo, uint32_t *hi)
+{
+    /* Club c is in region c * regions / clubs (rounded down). */
+    uint64_t clubs = (uint64_t)g->o.clubs, regions = (uint64_t)g->n_regions;
+    *lo = (uint32_t)(((uint64_t)region * clubs + regions - 1) / regions);
+    *hi = (uint32_t)(((uint64_t)region * clubs + clubs + regions - 1) / regions);
+}
+
+/* The clubs other than the home club h that a partnership is also a member
+ * of (multi_club): none, or 1 or 2 (as likely) of its region. Returns how
+ * many, in other[]. */
+static int other_clubs(const plan *g, uint32_t p, uint32_t h, uint32_t other[2])
+{
+    rng r = stream(g->o.seed, TAG_MULTI, p, 0);
+    if (uniform(&r) >= g->o.multi_club) return 0;
+    uint32_t lo, hi;
+    gen_region_clubs(g, g->clubs[h].region, &lo, &hi);
+    uint32_t n = hi - lo - 1, want = 1 + below(&r, 2), k = 0; /* n: the region's other clubs */
+    if (want > n) want = n;
+    while (k < want) {
+        uint32_t c = lo + below(&r, n);
+        c += c >= h; /* skip the home club */
+        if (k == 0 || other[0] != c) other[k++] = c;
+    }
+    return (int)k;
+}
+
+/* The member lists: per club and year, the club's own partnerships then
+ * those of the region's other clubs that are also members (counted, then
+ * placed: two passes over the home lists). */
+static int plan_members(plan *g)
+{
+    const size_t years = (size_t)g->o.years, cells = (size_t)g->o.clubs * years;
+    uint64_t *at = datum_calloc(g->ctx, cells + 1, sizeof *at);
+    g->members.offset = datum_calloc(g->ctx, cells + 1, sizeof *g->members.offset);
+    if (!at || !g->members.offset) {
+        datum_free(at);
+        return DATUM_E_NOMEM;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t c = 0; c < (uint32_t)g->o.clubs; c++)
+            for (size_t y = 0; y < years; y++) {
+                uint32_t n;
+                const uint32_t *a = gen_club_year(g, c, (int)y, &n);
+                if (pass == 1) memcpy(g->members.pairs + at[c * years + y], a, n * sizeof *a);
+                at[c * years + y] += n;
+            }
+        for (uint32_t c = 0; c < (uint32_t)g->o.clubs; c++)
+            for (size_t y = 0; y < years; y++) {
+                uint32_t n, other[2];
+                const uint32_t *a = gen_club_year(g, c, (int)y, &n);
+                for (uint32_t i = 0; i < n; i++)
+                    for (int k = 0, m = other_clubs(g, a[i], c, other); k < m; k++) {
+                        uint64_t *slot = &at[other[k] * years + y];
+                        if (pass == 1) g->members.pairs[*slot] = a[i];
+                        ++*slot;
+                    }
+            }
+        if (pass == 1) break;
+        uint64_t total = 0; /* counts to offsets */
+        for (size_t k = 0; k < cells; k++) {
+            g->members.offset[k] = total;
+            total += at[k];
+            at[k] = g->members.offset[k];
+        }
+        g->members.offset[cells] = total;
+        g->members.n = (uint32_t)total;
+        g->members.pairs = datum_calloc(g->ctx, total + 1, sizeof *g->members.pairs);
+        if (!g->members.pairs) {
+            datum_free(at);
+            return DATUM_E_NOMEM;
+        }
+    }
+    datum_free(at);
+    return DATUM_OK;
 }
 
 /* Up to `want` pairs of pool[0..n) (shuffled in place) with no player in
@@ -174,13 +257,32 @@ uint32_t gen_pick_pairs(const plan *g, scratch *s, rng *r, uint32_t n, uint32_t 
     return got;
 }
 
-/* The partnerships of the clubs lo..hi-1 active in year y, into s->pool. */
-int gen_gather(const plan *g, scratch *s, uint32_t lo, uint32_t hi, int y, uint32_t *n)
+int gen_pick_visitor(const plan *g, scratch *s, rng *r, uint32_t lo, uint32_t hi, uint32_t skip_lo,
+                     uint32_t skip_hi, int y, uint32_t *got)
+{
+    uint32_t clubs = (hi - lo) - (skip_hi - skip_lo);
+    for (int t = 0; clubs > 0 && t < VISIT_TRIES; t++) {
+        uint32_t c = lo + below(r, clubs), n;
+        if (c >= skip_lo) c += skip_hi - skip_lo;
+        const uint32_t *a = gen_club_year(g, c, y, &n);
+        if (n == 0) continue;
+        uint32_t p = a[below(r, n)];
+        const uint32_t *pl = g->pairs[p].players;
+        if (s->busy[pl[0]] == s->stamp || s->busy[pl[1]] == s->stamp) continue;
+        s->busy[pl[0]] = s->busy[pl[1]] = s->stamp;
+        s->picked[(*got)++] = p;
+        return 1;
+    }
+    return 0;
+}
+
+int gen_gather(const plan *g, const club_lists *l, scratch *s, uint32_t lo, uint32_t hi, int y,
+               uint32_t *n)
 {
     *n = 0;
     for (uint32_t c = lo; c < hi; c++) {
         uint32_t k;
-        const uint32_t *a = gen_club_year(g, c, y, &k);
+        const uint32_t *a = list_of(g, l, c, y, &k);
         if (datum_reserve(g->ctx, &s->pool, &s->pool_cap, *n + k, sizeof *s->pool) != DATUM_OK)
             return DATUM_E_NOMEM;
         memcpy(s->pool + *n, a, k * sizeof *a);
@@ -205,12 +307,9 @@ static int plan_division(plan *g, scratch *s, int y, int d)
 {
     rng r = stream(g->o.seed, TAG_LEAGUE, (uint64_t)y, (uint64_t)d);
     int region = d % g->n_regions;
-    uint32_t lo = 0, hi = 0, n = 0;
-    while (hi < (uint32_t)g->o.clubs && g->clubs[hi].region <= region) {
-        if (g->clubs[hi].region < region) lo = hi + 1;
-        hi++;
-    }
-    int rc = gen_gather(g, s, lo, hi, y, &n);
+    uint32_t lo, hi, n = 0;
+    gen_region_clubs(g, region, &lo, &hi);
+    int rc = gen_gather(g, &g->home, s, lo, hi, y, &n);
     if (rc != DATUM_OK) return rc;
     int teams = uniform(&r) < 0.5 ? 4 : 6;
     uint32_t got = gen_pick_pairs(g, s, &r, n, 4u * (uint32_t)teams);
@@ -247,6 +346,14 @@ int gen_congress_tables(uint32_t pool, double share)
     return t > SECTIONS_MAX * SECTION_SPLIT ? SECTIONS_MAX * SECTION_SPLIT : (int)t;
 }
 
+/* The Saturday of week w (0..51) of year y: the day of congress weekend
+ * (both sessions on it); 1970-01-01, day 0, was a Thursday. */
+static int32_t weekend(const plan *g, int y, int w)
+{
+    int32_t jan1 = g->jan1[y], weekday = ((jan1 + 4) % 7 + 7) % 7; /* 0: Sunday */
+    return jan1 + (6 - weekday) + 7 * w;
+}
+
 static int plan_events(plan *g)
 {
     const int years = g->o.years;
@@ -273,17 +380,20 @@ static int plan_events(plan *g)
                            2u * (uint32_t)v->n_teams);
     }
     for (int y = 0; y < years && rc == DATUM_OK; y++)
-        for (int session = 0; session < 2 && rc == DATUM_OK; session++)
-            rc = add_event(
-                g, (event){EV_NATIONAL, (uint8_t)session, (uint16_t)y, 0, 0, g->jan1[y] + 130},
-                SECTIONS_MAX * SECTION_SPLIT);
+        for (int q = 0; q < g->o.nationals && rc == DATUM_OK; q++)
+            for (int session = 0; session < 2 && rc == DATUM_OK; session++)
+                rc = add_event(g,
+                               (event){EV_NATIONAL, (uint8_t)session, (uint16_t)y, 0, (uint32_t)q,
+                                       weekend(g, y, (52 * q + 20) / g->o.nationals)},
+                               SECTIONS_MAX * SECTION_SPLIT);
     for (int region = 0; region < g->n_regions && rc == DATUM_OK; region++)
         for (int y = 0; y < years && rc == DATUM_OK; y++)
-            for (int q = 0; q < REGIONALS_A_YEAR && rc == DATUM_OK; q++)
+            for (int q = 0; q < g->o.regionals && rc == DATUM_OK; q++)
                 for (int session = 0; session < 2 && rc == DATUM_OK; session++)
                     rc = add_event(g,
                                    (event){EV_REGIONAL, (uint8_t)session, (uint16_t)y,
-                                           (uint32_t)region, (uint32_t)q, g->jan1[y] + 40 + 91 * q},
+                                           (uint32_t)region, (uint32_t)q,
+                                           weekend(g, y, (52 * q + 2) / g->o.regionals)},
                                    SECTIONS_MAX * SECTION_SPLIT);
     return rc;
 }
@@ -314,8 +424,10 @@ void gen_plan_free(plan *g)
     datum_free(g->clubs);
     datum_free(g->pairs);
     datum_free(g->skill);
-    datum_free(g->cy_offset);
-    datum_free(g->cy_pairs);
+    datum_free(g->home.offset);
+    datum_free(g->home.pairs);
+    datum_free(g->members.offset);
+    datum_free(g->members.pairs);
     datum_free(g->events);
     datum_free(g->jan1);
 }
@@ -340,13 +452,14 @@ int gen_plan_build(plan *g)
     int rc = DATUM_OK;
     g->n_regions = (g->o.clubs + REGION_CLUBS - 1) / REGION_CLUBS;
     g->clubs = datum_calloc(g->ctx, (size_t)g->o.clubs, sizeof *g->clubs);
-    g->cy_offset = datum_calloc(g->ctx, (size_t)g->o.clubs * years + 1, sizeof *g->cy_offset);
+    g->home.offset = datum_calloc(g->ctx, (size_t)g->o.clubs * years + 1, sizeof *g->home.offset);
     g->jan1 = datum_calloc(g->ctx, (size_t)years + 1, sizeof *g->jan1);
-    if (!g->clubs || !g->cy_offset || !g->jan1) return DATUM_E_NOMEM;
+    if (!g->clubs || !g->home.offset || !g->jan1) return DATUM_E_NOMEM;
     for (int y = 0; y <= years; y++) g->jan1[y] = datum_days_from_civil(g->o.first_year + y, 1, 1);
     for (uint32_t c = 0; c < (uint32_t)g->o.clubs && rc == DATUM_OK; c++) rc = plan_club(g, c);
     if (rc != DATUM_OK) return rc;
-    g->cy_offset[(size_t)g->o.clubs * years] = g->n_cy_pairs;
+    g->home.offset[(size_t)g->o.clubs * years] = g->home.n;
+    if ((rc = plan_members(g)) != DATUM_OK) return rc;
     scratch s;
     if ((rc = gen_scratch_init(g, &s)) != DATUM_OK) return rc;
     int per_year = (g->o.clubs + CLUBS_PER_DIVISION / 2) / CLUBS_PER_DIVISION;
