@@ -16,16 +16,6 @@ typedef struct {
     const char *out_h5, *results_csv, *pairs_csv;
 } score_job;
 
-datum_pass_outputs cli_pass_outputs(cli_output_attrs *attrs, const cli_method_options *mo,
-                                    const char *archive_path)
-{
-    attrs->n = cli_method_describe(mo, attrs->keys, attrs->values, attrs->buffers, 31);
-    attrs->keys[attrs->n] = "archive";
-    attrs->values[attrs->n++] = archive_path;
-    return (datum_pass_outputs){
-        .attr_keys = attrs->keys, .attr_values = attrs->values, .n_attrs = attrs->n};
-}
-
 static void print_ranking(const score_job *job, const datum_archive *a, const datum_pair_totals *t,
                           const uint32_t *order, uint32_t n)
 {

@@ -272,17 +272,24 @@ size_t cli_method_describe(const cli_method_options *o, const char **keys, const
 
 /* ------------------------------------------------------------------------ */
 
+datum_pass_outputs cli_pass_outputs(cli_output_attrs *attrs, const cli_method_options *mo,
+                                    const char *archive_path)
+{
+    attrs->n = cli_method_describe(mo, attrs->keys, attrs->values, attrs->buffers, 31);
+    attrs->keys[attrs->n] = "archive";
+    attrs->values[attrs->n++] = archive_path;
+    return (datum_pass_outputs){
+        .attr_keys = attrs->keys, .attr_values = attrs->values, .n_attrs = attrs->n};
+}
+
 int cli_output_create(datum_ctx *ctx, const char *path, const datum_archive *a,
                       const char *archive_path, const char *command,
                       const cli_method_options *mo, datum_output **out)
 {
-    const char *keys[32], *values[32];
-    char buf[32][96];
-    size_t n = cli_method_describe(mo, keys, values, buf, 31);
-    keys[n] = "archive";
-    values[n++] = archive_path;
+    cli_output_attrs attrs;
+    cli_pass_outputs(&attrs, mo, archive_path);
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
-    return datum_output_create(ctx, path, a, command, keys, values, n, &wo, out);
+    return datum_output_create(ctx, path, a, command, attrs.keys, attrs.values, attrs.n, &wo, out);
 }
 
 int cli_run_job(int threads, cli_job_fn fn, const char *archive, void *job)

@@ -23,7 +23,10 @@
 
 /* n elements of `size` bytes, uninitialised. n * size is checked for
  * overflow; n == 0 still returns a pointer to free, so that NULL always means
- * failure. Returns NULL and records DATUM_E_NOMEM on failure. */
+ * failure. Returns NULL and records DATUM_E_NOMEM on failure.
+ * ctx may be NULL where there is no context to charge (the context itself, a
+ * memory probe): such a call is counted nowhere, never refused by the
+ * countdown, and its failure is recorded nowhere (NULL still says it). */
 void *datum_malloc(datum_ctx *ctx, size_t n, size_t size);
 /* The same, zero-filled. */
 void *datum_calloc(datum_ctx *ctx, size_t n, size_t size);
