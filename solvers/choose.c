@@ -5,11 +5,9 @@
  * of the machine (a calibration: built in per BLAS family, or a file).
  * docs/methods.md "The solver choice" and docs/performance.md "Ratings".
  */
-#define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
 #include "datum_rate.h"
 #include "datum_text.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,14 +20,6 @@
 /* The block factors' flops per pair and squared block size (dense blocks
  * give 1/3; the partition's separators make more: 2.9 on a mixed federation). */
 #define BLOCK_FLOPS_PER_PAIR_BS2 3.0
-
-const char *datum_rate_blas_library(void)
-{
-    void *dgemm = dlsym(RTLD_DEFAULT, "dgemm_");
-    Dl_info info;
-    if (!dgemm || !dladdr(dgemm, &info) || !info.dli_fname) return "none";
-    return info.dli_fname;
-}
 
 void datum_rate_calibration_builtin(datum_rate_calibration *cal)
 {

@@ -222,4 +222,11 @@ typedef struct {
 int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st);
 void rate_sparse_free(rate_sparse *sp);
 
+/* Has the BLAS map now the working memory that `callers` concurrent calls
+ * will need, while running out can still be reported (blas.c says why:
+ * OpenBLAS would retry a failed mmap for ever). Once for the process; a
+ * no-op for a BLAS that needs nothing. DATUM_OK, or DATUM_E_NOMEM recorded
+ * in ctx. */
+int rate_blas_reserve(datum_ctx *ctx, int callers);
+
 #endif

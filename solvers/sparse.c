@@ -221,7 +221,8 @@ static int direct(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M, cholmod_fa
 {
     uint32_t n = sp->s->n;
     double t0 = rate_now();
-    int rc = direct_null_space(ctx, sp, M, L, nb, st, cm);
+    int rc = rate_blas_reserve(ctx, 1);
+    if (rc == DATUM_OK) rc = direct_null_space(ctx, sp, M, L, nb, st, cm);
     if (rc == DATUM_OK && sp->shift) {
         rate_cm_fill(M, datum_ctx_threads(ctx), sp->a, nb->index, nb->pair_of, sp->shift, NULL);
         rc = factorise_ridge(ctx, M, L, cm);
@@ -475,13 +476,15 @@ static int factor_blocks(datum_ctx *ctx, rate_sparse *sp, pblock *blocks, uint32
                          int keep, const precond *pc, int32_t **local, datum_rate_stats *st)
 {
     uint32_t n = sp->s->n;
+    int rc = rate_blas_reserve(ctx, pc->threads);
+    if (rc != DATUM_OK) return rc;
 #pragma omp parallel for num_threads(pc->threads) schedule(dynamic, 1)
     for (uint32_t b = 0; b < n_blocks; b++) {
         int t = omp_get_thread_num();
         factor_block(ctx, sp, &blocks[b], keep, local[t], &pc->cms[t]);
     }
     double *z = datum_calloc(ctx, n, sizeof *z), *work = datum_malloc(ctx, n, sizeof *work);
-    int rc = z && work ? DATUM_OK : DATUM_E_NOMEM;
+    rc = z && work ? DATUM_OK : DATUM_E_NOMEM;
     for (uint32_t b = 0; rc == DATUM_OK && b < n_blocks; b++) {
         pblock *k = &blocks[b];
         if (k->status != DATUM_OK) {
