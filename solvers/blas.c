@@ -17,7 +17,10 @@
 #include "rate_internal.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 /* OpenBLAS 0.3's BUFFER_SIZE on x86-64 (32 << 22: one mmap of 134217728
@@ -28,12 +31,23 @@
  * are far smaller. */
 #define OPENBLAS_CALLERS_MAX 64
 
-const char *datum_rate_blas_library(void)
+/* The loaded file's real path: Debian's alternatives make the loader's
+ * name a link (/lib/x86_64-linux-gnu/libblas.so.3) whatever the BLAS. */
+static char blas_path[PATH_MAX];
+static void find_blas_library(void)
 {
     void *dgemm = dlsym(RTLD_DEFAULT, "dgemm_");
     Dl_info info;
-    if (!dgemm || !dladdr(dgemm, &info) || !info.dli_fname) return "none";
-    return info.dli_fname;
+    if (!dgemm || !dladdr(dgemm, &info) || !info.dli_fname || !realpath(info.dli_fname, blas_path))
+        snprintf(blas_path, sizeof blas_path, "%s",
+                 dgemm && info.dli_fname ? info.dli_fname : "none");
+}
+
+const char *datum_rate_blas_library(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_blas_library);
+    return blas_path;
 }
 
 int rate_blas_reserve(datum_ctx *ctx, int callers)

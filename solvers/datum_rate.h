@@ -174,8 +174,9 @@ void datum_rate_calibration_builtin(datum_rate_calibration *cal);
  * name, a value that is not a positive number). */
 int datum_rate_calibration_read(datum_ctx *ctx, const char *path, datum_rate_calibration *cal);
 
-/* The file of the BLAS that dgemm_ resolves to in this process, or "none"
- * (a static string or one owned by the dynamic loader; never freed). */
+/* The file of the BLAS that dgemm_ resolves to in this process, links
+ * resolved (Debian's alternatives), or "none": a string of the process,
+ * found on the first call, never freed. */
 const char *datum_rate_blas_library(void);
 
 /* What is known before the numeric work. */
