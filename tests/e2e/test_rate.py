@@ -5,9 +5,11 @@
 - a small well-mixed archive against a reference written here from seed 000's equation for
   each pair (Gaussian elimination; null space = the constant, so the minimum board-weighted
   norm solution is the gauged one shifted to weighted mean 0);
+- a strongly mixed generated federation (`generate --mixing high`) against the same reference,
+  on every solver path;
 - the report, the HDF5 output, the warm start, --evaluate on a generated archive, and the
   refusals (exit 2) with their messages.
-Standard library only (h5py is used when present).
+Standard library, and h5py (python3-h5py, from scripts/setup) for the generated archive.
 
 usage: test_rate.py --datum PATH
 """
@@ -314,6 +316,40 @@ def federation(run, name, pairs, clubs, mixing, sessions, seed):
     return run.archive(name, rows)
 
 
+def test_strongly_mixed_reference(run):
+    """Issue 12: the ratings of a strongly mixed generated federation (`datum generate --preset
+    small --mixing high`: members of several clubs, visitors, congresses; adjusted results) equal
+    the dense reference above, built from the archive's rows read with h5py, on every path."""
+    import h5py
+    h5 = run.path("mixed-high.h5")
+    run("generate", "--preset", "small", "--mixing", "high", "--seed", 5, "-o", h5)
+    rows = []
+    with h5py.File(h5, "r") as f:
+        fl, res = f["fields"], f["results"]
+        offset, event, section, board = (fl[k][:] for k in ("offset", "event", "section", "board"))
+        ns, ew, score = (res[k][:] for k in ("ns_pair", "ew_pair", "ns_score"))
+        adjusted = res["adjusted"][:] if "adjusted" in res else [0] * len(score)
+        for i in range(len(board)):
+            for r in range(offset[i], offset[i + 1]):
+                if adjusted[r] == 0:  # adjusted results are no comparison (methods.md §6)
+                    rows.append([int(event[i]), None, int(section[i]), int(board[i]), None,
+                                 int(ns[r]), int(ew[r]), int(score[r])])
+    want = reference(rows)
+    assert len(want) > 100, len(want)
+    for args in (["--solver", "direct"], ["--solver", "iterative", "--block-size", "1"],
+                 ["--solver", "iterative", "--block-size", "16"], []):
+        out, report = run.path("mixed-high.csv"), run.path("mixed-high.json")
+        run("rate", h5, "--out", out, "--report", report, "--threads", 2, *args)
+        rep = json.load(open(report))
+        assert rep["components"]["total"] == 1 and rep["null_directions"]["total"] == 1, rep
+        got = read_ratings(out)
+        with h5py.File(h5, "r") as f:
+            names = list(f["dict/pairs"].asstr()[:])
+        assert {names[p] for p in want} == set(got), args
+        for p, v in want.items():
+            assert close(float(got[names[p]]["rating"]), v, 1e-8), (args, names[p], v)
+
+
 def test_auto_choice(run):
     """--solver auto on archives built to favour each path, with fixed rates
     (--calibration) so that the choice never depends on this machine: it
@@ -368,7 +404,8 @@ def main():
         run = Run(os.path.abspath(args.datum), tmp)
         for test in (test_two_tables_by_hand, test_against_reference, test_evaluate,
                      test_certified_null_space, test_searched_component_listed,
-                     test_ordering_named, test_refusals, test_auto_choice):
+                     test_ordering_named, test_refusals, test_auto_choice,
+                     test_strongly_mixed_reference):
             test(run)
             print(f"ok {test.__name__}")
     return 0
