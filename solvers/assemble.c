@@ -6,10 +6,17 @@
  *     -w/(L-1) at every same-direction pair of the other tables (mo),
  *     +w/(L-1) at every other-direction pair of the other tables (ao),
  * into a dense accumulator with a marker and a list of the rows touched.
+ * With g the layout's signs (+1 North-South, -1 East-West) and k = w/(L-1),
+ * that is A = sum over layouts of -k g g' + (w + k) sum over its tables of
+ * (e_ns - e_ew)(e_ns - e_ew)'. The g g' part depends on the layout's signed
+ * pairs only, so consecutive layouts with the same signed pairs (the rounds
+ * of a Mitchell: North-South stay, East-West move) form one group whose
+ * k add up: the column adds the group's g once, not once per round.
  * Columns go in fixed blocks of RATE_BLOCK_COLS; each block's output is kept
  * by itself (no atomics, no concatenation), so the matrix is the same bit for
- * bit whatever the thread count. Work: sum over layouts of (2L)^2; memory:
- * 12 bytes per entry of A plus 20 bytes per pair and thread.
+ * bit whatever the thread count. Work: sum over groups of (2L)^2 and over
+ * tables of 4; memory: 12 bytes per entry of A plus 20 bytes per pair and
+ * thread, and 12 per layout.
  */
 #include "rate_internal.h"
 
@@ -41,27 +48,80 @@ static inline void add(accumulator *w, int32_t stamp, uint32_t *count, int32_t i
     }
 }
 
-/* Column j into the accumulator; returns the number of rows touched. On a
- * layout of g = sum of its tables' e_t (+1 NS, -1 EW), the terms above are
- * -sigma_j k g, plus (w + k) at j and -(w + k) at the opponent: one pass
- * over the layout without a branch, then two corrections. */
-static uint32_t column(const datum_rate_problem *p, const rate_structure *s, uint32_t j,
-                       accumulator *w)
+/* Groups of consecutive layouts with the same signed pairs: group[l] is the
+ * first layout of l's group, and sum_k[first] the sum of w/(L-1) over the
+ * group. */
+typedef struct {
+    uint32_t *group;
+    double *sum_k;
+} layout_groups;
+
+static int group_layouts(datum_ctx *ctx, const datum_rate_problem *p, layout_groups *g)
+{
+    size_t nl = p->n_layouts;
+    g->group = datum_malloc(ctx, nl ? nl : 1, sizeof *g->group);
+    g->sum_k = datum_malloc(ctx, nl ? nl : 1, sizeof *g->sum_k);
+    /* Per pair: the group it was last seen in (+1) and its side there. */
+    uint32_t *seen = datum_calloc(ctx, (size_t)p->n_pairs + 1, sizeof *seen);
+    int8_t *side = datum_malloc(ctx, (size_t)p->n_pairs + 1, sizeof *side);
+    int rc = g->group && g->sum_k && seen && side ? DATUM_OK : DATUM_E_NOMEM;
+    uint32_t current = 0;
+    for (size_t l = 0; rc == DATUM_OK && l < nl; l++) {
+        uint64_t first = p->lay_off[l], last = p->lay_off[l + 1];
+        double k = p->lay_w[l] / (double)(last - first - 1);
+        int same = l > 0 && last - first == p->lay_off[current + 1] - p->lay_off[current];
+        for (uint64_t t = first; same && t < last; t++)
+            same = seen[p->t_ns[t]] == current + 1 && side[p->t_ns[t]] == 1 &&
+                   seen[p->t_ew[t]] == current + 1 && side[p->t_ew[t]] == -1;
+        if (same) {
+            g->group[l] = current;
+            g->sum_k[current] += k;
+            continue;
+        }
+        current = (uint32_t)l;
+        g->group[l] = current;
+        g->sum_k[current] = k;
+        for (uint64_t t = first; t < last; t++) {
+            seen[p->t_ns[t]] = seen[p->t_ew[t]] = current + 1;
+            side[p->t_ns[t]] = 1;
+            side[p->t_ew[t]] = -1;
+        }
+    }
+    datum_free(seen);
+    datum_free(side);
+    return rc;
+}
+
+static void layout_groups_free(layout_groups *g)
+{
+    datum_free(g->group);
+    datum_free(g->sum_k);
+}
+
+/* Column j into the accumulator; returns the number of rows touched. Each
+ * table adds (w + k) at j and -(w + k) at the opponent; each group that j
+ * is in adds -sigma_j K g once (j's tables are in table order, so its
+ * layouts of one group are consecutive). */
+static uint32_t column(const datum_rate_problem *p, const rate_structure *s,
+                       const layout_groups *g, uint32_t j, accumulator *w)
 {
     int32_t stamp = (int32_t)j + 1;
-    uint32_t count = 0;
+    uint32_t count = 0, last_group = UINT32_MAX;
     for (uint64_t e = s->app_off[j]; e < s->app_off[j + 1]; e++) {
         uint32_t t = s->app_table[e], l = s->t_layout[t];
         uint64_t first = p->lay_off[l], last = p->lay_off[l + 1];
         double wt = p->lay_w[l], k = wt / (double)(last - first - 1);
         int ns_side = (uint32_t)p->t_ns[t] == j;
-        double c = ns_side ? -k : k;
-        for (uint64_t u = first; u < last; u++) {
+        add(w, stamp, &count, (int32_t)j, wt + k);
+        add(w, stamp, &count, ns_side ? p->t_ew[t] : p->t_ns[t], -(wt + k));
+        uint32_t group = g->group[l];
+        if (group == last_group) continue;
+        last_group = group;
+        double c = ns_side ? -g->sum_k[group] : g->sum_k[group];
+        for (uint64_t u = p->lay_off[group]; u < p->lay_off[group + 1]; u++) {
             add(w, stamp, &count, p->t_ns[u], c);
             add(w, stamp, &count, p->t_ew[u], -c);
         }
-        add(w, stamp, &count, (int32_t)j, wt + k);
-        add(w, stamp, &count, ns_side ? p->t_ew[t] : p->t_ns[t], -(wt + k));
     }
     return count;
 }
@@ -69,7 +129,8 @@ static uint32_t column(const datum_rate_problem *p, const rate_structure *s, uin
 /* Block b's columns into a->blocks[b]; DATUM_OK or DATUM_E_NOMEM (recorded
  * in ctx; called inside a parallel region). */
 static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
-                          uint32_t b, accumulator *w, rate_block *out, double *colsum)
+                          const layout_groups *g, uint32_t b, accumulator *w, rate_block *out,
+                          double *colsum)
 {
     uint32_t j0 = b * RATE_BLOCK_COLS, j1 = j0 + RATE_BLOCK_COLS;
     if (j1 > s->n) j1 = s->n;
@@ -79,7 +140,7 @@ static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const rat
     void *entries[] = {&out->row, &out->val};
     const size_t entry_size[] = {sizeof *out->row, sizeof *out->val};
     for (uint32_t j = j0; j < j1; j++) {
-        uint32_t count = column(p, s, j, w);
+        uint32_t count = column(p, s, g, j, w);
         if (datum_reserve_all(ctx, &cap, nnz + count, 2, entries, entry_size) != DATUM_OK)
             return DATUM_E_NOMEM;
         double sum = 0;
@@ -107,7 +168,8 @@ int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate
     a->blocks = datum_calloc(ctx, a->n_blocks, sizeof *a->blocks);
     accumulator *work = datum_calloc(ctx, (size_t)threads, sizeof *work);
     double *colsum = datum_calloc(ctx, s->n, sizeof *colsum);
-    int failed = !a->blocks || !work || !colsum;
+    layout_groups groups = {0};
+    int failed = !a->blocks || !work || !colsum || group_layouts(ctx, p, &groups) != DATUM_OK;
     for (int t = 0; t < threads && !failed; t++) {
         work[t].acc = datum_calloc(ctx, s->n + 1, sizeof *work[t].acc); /* marks 0: no column */
         work[t].touched = datum_malloc(ctx, s->n + 1, sizeof *work[t].touched);
@@ -117,7 +179,8 @@ int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(| : failed)
         for (uint32_t b = 0; b < a->n_blocks; b++) {
             accumulator *w = &work[omp_get_thread_num()];
-            if (assemble_block(ctx, p, s, b, w, &a->blocks[b], colsum + (size_t)b * RATE_BLOCK_COLS))
+            if (assemble_block(ctx, p, s, &groups, b, w, &a->blocks[b],
+                               colsum + (size_t)b * RATE_BLOCK_COLS))
                 failed = 1;
         }
     }
@@ -126,6 +189,7 @@ int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate
         datum_free(work[t].touched);
     }
     datum_free(work);
+    layout_groups_free(&groups);
     if (!failed) {
         for (uint32_t b = 0; b < a->n_blocks; b++) a->nnz += a->blocks[b].colptr[RATE_BLOCK_COLS];
         for (uint32_t j = 0; j < s->n; j++)
