@@ -108,6 +108,9 @@ typedef struct {
     const datum_fields *in;
     double *datum, *ns_imps, *ew_imps;     /* Butler outputs */
     double *ns_raw, *ns_avg; int32_t *terms; /* cross-IMP outputs */
+    const datum_mp_method *mp;               /* matchpoints */
+    const uint32_t *target;
+    double *top, *ns_mp, *ew_mp;
 } job_t;
 
 static void score_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
@@ -177,4 +180,24 @@ int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields
     if (check_method(ctx, m) != DATUM_OK) return DATUM_E_ARG;
     job_t job = {.m = m, .in = in, .ns_raw = ns_raw, .ns_avg = ns_avg, .terms = terms};
     return for_each_field(ctx, in, cross_field, &job);
+}
+
+static void matchpoint_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
+{
+    const job_t *job = arg;
+    const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
+    job->top[f] = datum_field_matchpoints(job->mp, job->in->ns_score + first, adj, n,
+                                          job->target ? job->target[f] : 0, s->work,
+                                          job->ns_mp + first, job->ew_mp + first);
+}
+
+int datum_matchpoint_fields(datum_ctx *ctx, const datum_mp_method *m, const datum_fields *in,
+                            const uint32_t *target, double *top, double *ns_mp, double *ew_mp)
+{
+    const datum_mp_awards *a = &m->award;
+    if (!(a->plus >= 0 && a->plus <= 1 && a->average >= 0 && a->average <= 1 && a->minus >= 0 &&
+          a->minus <= 1))
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "matchpoint awards must be shares between 0 and 1");
+    job_t job = {.in = in, .mp = m, .target = target, .top = top, .ns_mp = ns_mp, .ew_mp = ew_mp};
+    return for_each_field(ctx, in, matchpoint_field, &job);
 }

@@ -269,6 +269,35 @@ void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *awa
 void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n,
                        int32_t *work, double *raw);
 
+/* Matchpoints (docs/methods.md, "Matchpoints"; engine/matchpoints.c).     */
+
+/* Shares of the field's top for average-plus, average and average-minus. */
+typedef struct {
+    double plus, average, minus;
+} datum_mp_awards;
+
+#define DATUM_MP_AWARDS_INIT {0.6, 0.5, 0.4}
+
+typedef struct {
+    datum_mp_awards award;
+    int neuberg; /* factor the real results to the field size (Neuberg) */
+    int half;    /* 1 per result beaten and 1/2 per tie (top n-1), else 2 and 1 */
+} datum_mp_method;
+
+#define DATUM_MP_METHOD_INIT {DATUM_MP_AWARDS_INIT, 1, 0}
+
+/* Matchpoints of the n rows of one field (adjusted may be NULL: all real).
+ * With m->neuberg the field is scored as if of max(target, n) results
+ * (target: the event's largest field, 0 for none): its r real results are
+ * compared among themselves and factored up by Neuberg's formula when r is
+ * smaller; without it, as r results. Real rows: ns_mp[i], ew_mp[i] = top -
+ * ns_mp[i]; adjusted rows: their codes' shares of the top. work: n int32 of
+ * scratch. Returns the top (0 when the field is scored as one result). */
+double datum_field_matchpoints(const datum_mp_method *m, const int32_t *scores,
+                               const uint8_t *adjusted, size_t n, size_t target, int32_t *work,
+                               double *ns_mp, double *ew_mp);
+
+/* ------------------------------------------------------------------------ */
 /* ------------------------------------------------------------------------ */
 /* The method of a run: everything that decides the numbers.                */
 
@@ -319,6 +348,13 @@ int datum_score_fields(datum_ctx *ctx, const datum_method *m, const datum_fields
  * ns_raw and ns_avg. */
 int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
                        double *ns_raw, double *ns_avg, int32_t *terms);
+
+/* Matchpoints over every field (datum_field_matchpoints): target[f] the size
+ * field f is scored on with Neuberg (NULL: each field's own rows), top[f]
+ * its top, ns_mp[row], ew_mp[row]. Deterministic for any thread count.
+ * Returns DATUM_OK, DATUM_E_NOMEM or DATUM_E_ARG (recorded in ctx). */
+int datum_matchpoint_fields(datum_ctx *ctx, const datum_mp_method *m, const datum_fields *in,
+                            const uint32_t *target, double *top, double *ns_mp, double *ew_mp);
 
 /* ------------------------------------------------------------------------ */
 /* Per-pair totals                                                          */
