@@ -296,7 +296,8 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
                         const datum_write_options *opt, datum_output **out);
 
 /* Declares a float64 dataset GROUP/NAME of `length` elements (GROUP is
- * "fields", "results" or "pairs"; created on first use). Returns its column
+ * "fields", "results", "pairs" or "history", the long table of `datum rate
+ * --every`; created on first use). Returns its column
  * number (>= 0) or a negative error. */
 int datum_output_add_column(datum_output *o, const char *group, const char *name,
                             uint64_t length, const char *description);

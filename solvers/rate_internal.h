@@ -27,6 +27,7 @@ typedef struct {
     size_t n_fields, n_rows;
     uint64_t *offset;  /* n_fields + 1 */
     int32_t *date;     /* per kept field: latest date of its kept rows */
+    size_t *source;    /* per kept field: its field in the chunk */
     int32_t *score, *ns, *ew;
     double *datum, *ns_imps, *ew_imps;
     size_t fields_cap, rows_cap;
@@ -57,6 +58,21 @@ struct datum_rate_problem {
     rate_kept kept;
     int sealed;             /* solved: no more chunks */
 };
+
+/* Adds kept field f of k to the problem with sign * its window's weight
+ * (sign -1: withdraws a field added before, for the history): r, n, its
+ * layout and, for sign > 0, the summary. A weight that underflows to 0 counts
+ * the field as outside the window. DATUM_OK or DATUM_E_NOMEM, DATUM_E_ARG
+ * (more than 2^32 - 1 tables). */
+int rate_problem_add_field(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, size_t f,
+                           double sign);
+
+/* dst = scale * dst + src: dst's layout weights, r and n are multiplied by
+ * scale, then src's layouts are appended and its r and n added (the history:
+ * the boards of the next period, the earlier ones decayed). DATUM_OK or
+ * DATUM_E_NOMEM. */
+int rate_problem_append(datum_ctx *ctx, datum_rate_problem *dst, const datum_rate_problem *src,
+                        double scale);
 
 /* ------------------------------------------------------------------------ */
 /* Structure: who plays whom (structure.c)                                  */
