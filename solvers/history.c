@@ -34,6 +34,7 @@ struct datum_rate_history {
     int32_t *as_of;
     datum_rate_problem **period; /* per date: the fields that come in there; NULL once appended */
     datum_rate_problem *running; /* every period up to the last solved date, as of it */
+    rate_matrix a;               /* its A, updated date by date */
     size_t next;                 /* the next date to solve */
     double *previous;            /* the ratings of the last solved date (NaN: unrated) */
     rate_kept chunk, version[2]; /* scratch */
@@ -92,6 +93,7 @@ void datum_rate_history_free(datum_rate_history **hp)
     for (size_t k = 0; h->period && k < h->n_dates; k++) datum_rate_problem_free(&h->period[k]);
     datum_free(h->period);
     datum_rate_problem_free(&h->running);
+    rate_matrix_free(&h->a);
     datum_free(h->as_of);
     datum_free(h->previous);
     rate_kept_free(&h->chunk);
@@ -250,13 +252,23 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     double decay = k > 0 && h->half_life > 0
                        ? exp2(-((double)h->as_of[k] - (double)h->as_of[k - 1]) / h->half_life)
                        : 1.0;
-    int rc = rate_problem_append(ctx, h->running, h->period[k], decay);
+    /* A(T_k) = decay A(T_{k-1}) + the A of period k's boards alone. */
+    rate_structure s;
+    rate_matrix delta = {0};
+    int rc = rate_structure_build(ctx, h->period[k], 0, &s);
+    if (rc == DATUM_OK) {
+        rc = rate_matrix_assemble(ctx, h->period[k], &s, &delta);
+        rate_structure_free(&s);
+    }
+    if (rc == DATUM_OK) rc = rate_matrix_add(ctx, &h->a, decay, &delta);
+    rate_matrix_free(&delta);
+    if (rc == DATUM_OK) rc = rate_problem_append(ctx, h->running, h->period[k], decay);
     if (rc != DATUM_OK) return rc;
     datum_rate_problem_free(&h->period[k]);
     h->running->window.as_of = h->as_of[k];
     h->next = k + 1;
     if (k > 0) opt.warm_start = h->previous;
-    rc = datum_rate_solve(ctx, h->running, &opt, out);
+    rc = rate_solve_with(ctx, h->running, &opt, &h->a, out);
     if (rc < 0) return rc;
     memcpy(h->previous, (*out)->rating, h->n_pairs * sizeof *h->previous);
     return rc;

@@ -130,6 +130,16 @@ typedef struct {
 int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
                          rate_matrix *a);
 void rate_matrix_free(rate_matrix *a);
+/* a = scale * a + d, d over the same pairs (a empty: a = d). Within a column,
+ * a's rows keep their order and d's new rows follow in d's order. Parallel by
+ * blocks, the same bit for bit for any thread count. DATUM_OK, or
+ * DATUM_E_NOMEM (a unchanged). */
+int rate_matrix_add(datum_ctx *ctx, rate_matrix *a, double scale, const rate_matrix *d);
+
+/* datum_rate_solve with A given (assembled by the caller for p's layouts,
+ * e.g. updated from an earlier date) or NULL (assembled here). */
+int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
+                    rate_matrix *a, datum_rate_result **out);
 
 /* Column j: *row and *val receive its entries, the count is returned. */
 static inline uint64_t rate_column(const rate_matrix *a, uint32_t j, const int32_t **row,
