@@ -35,6 +35,7 @@ struct datum_rate_history {
     datum_rate_problem **period; /* per date: the fields that come in there; NULL once appended */
     datum_rate_problem *running; /* every period up to the last solved date, as of it */
     rate_matrix a;               /* its A, updated date by date */
+    rate_unions unions;          /* its components, united date by date */
     size_t next;                 /* the next date to solve */
     double *previous;            /* the ratings of the last solved date (NaN: unrated) */
     rate_kept chunk, version[2]; /* scratch */
@@ -94,6 +95,7 @@ void datum_rate_history_free(datum_rate_history **hp)
     datum_free(h->period);
     datum_rate_problem_free(&h->running);
     rate_matrix_free(&h->a);
+    rate_unions_free(&h->unions);
     datum_free(h->as_of);
     datum_free(h->previous);
     rate_kept_free(&h->chunk);
@@ -253,13 +255,14 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
                        ? exp2(-((double)h->as_of[k] - (double)h->as_of[k - 1]) / h->half_life)
                        : 1.0;
     /* A(T_k) = decay A(T_{k-1}) + the A of period k's boards alone. */
-    rate_structure s;
+    /* The assembly needs only the period's appearance index (its n can be 0
+     * for a pair whose field was replaced there: no components). */
+    rate_structure s = {.n = h->n_pairs};
     rate_matrix delta = {0};
-    int rc = rate_structure_build(ctx, h->period[k], 0, &s);
-    if (rc == DATUM_OK) {
-        rc = rate_matrix_assemble(ctx, h->period[k], &s, &delta);
-        rate_structure_free(&s);
-    }
+    int rc = k == 0 ? rate_unions_init(ctx, h->n_pairs, &h->unions) : DATUM_OK;
+    if (rc == DATUM_OK) rc = rate_structure_index(ctx, h->period[k], &s);
+    if (rc == DATUM_OK) rc = rate_matrix_assemble(ctx, h->period[k], &s, &delta);
+    rate_structure_free(&s);
     if (rc == DATUM_OK) rc = rate_matrix_add(ctx, &h->a, decay, &delta);
     rate_matrix_free(&delta);
     if (rc == DATUM_OK) rc = rate_problem_append(ctx, h->running, h->period[k], decay);
@@ -268,7 +271,7 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     h->running->window.as_of = h->as_of[k];
     h->next = k + 1;
     if (k > 0) opt.warm_start = h->previous;
-    rc = rate_solve_with(ctx, h->running, &opt, &h->a, out);
+    rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, out);
     if (rc < 0) return rc;
     memcpy(h->previous, (*out)->rating, h->n_pairs * sizeof *h->previous);
     return rc;

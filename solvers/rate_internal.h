@@ -102,10 +102,28 @@ typedef struct {
     uint32_t n_fixed;
 } rate_structure;
 
-/* Builds the appearance index, the components, the groups and the pins
- * (pins only in components of more than dense_max pairs). */
+/* The union-finds of the components of A and of the opponent graph, and the
+ * directions seen, kept from one build to the next while layouts are only
+ * appended (the history): a build then unites only the new layouts. */
+typedef struct {
+    uint32_t n;
+    uint32_t *fa, *fo;      /* parents: A, opponents */
+    uint8_t *seen;          /* per pair: bit 1 seen NS, bit 2 seen EW */
+    size_t layouts_done;    /* layouts of the problem already united */
+} rate_unions;
+
+int rate_unions_init(datum_ctx *ctx, uint32_t n, rate_unions *u);
+void rate_unions_free(rate_unions *u);
+
+/* Builds the components, the groups and the pins (pins only in components of
+ * more than dense_max pairs), from the unions in `kept` (brought up to date
+ * with p's layouts) or from scratch (kept NULL). The appearance index is
+ * left to rate_structure_index. */
 int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
-                         rate_structure *s);
+                         rate_unions *kept, rate_structure *s);
+/* Builds the appearance index (app_off, app_table, t_layout) if not built:
+ * the assembly, peeling and the block partition need it. */
+int rate_structure_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s);
 void rate_structure_free(rate_structure *s);
 
 /* ------------------------------------------------------------------------ */
@@ -137,9 +155,10 @@ void rate_matrix_free(rate_matrix *a);
 int rate_matrix_add(datum_ctx *ctx, rate_matrix *a, double scale, const rate_matrix *d);
 
 /* datum_rate_solve with A given (assembled by the caller for p's layouts,
- * e.g. updated from an earlier date) or NULL (assembled here). */
+ * e.g. updated from an earlier date) or NULL (assembled here), and the
+ * structure's unions kept by the caller (or NULL: from scratch). */
 int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
-                    rate_matrix *a, datum_rate_result **out);
+                    rate_matrix *a, rate_unions *kept, datum_rate_result **out);
 
 /* Column j: *row and *val receive its entries, the count is returned. */
 static inline uint64_t rate_column(const rate_matrix *a, uint32_t j, const int32_t **row,
@@ -220,7 +239,7 @@ int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_str
 
 typedef struct {
     const datum_rate_problem *p;
-    const rate_structure *s;
+    rate_structure *s;      /* its appearance index is built when the iterative path needs it */
     const rate_matrix *a;
     const datum_rate_options *opt;
     rate_null null;

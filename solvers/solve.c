@@ -112,7 +112,7 @@ static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_mat
 }
 
 int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
-                    rate_matrix *given, datum_rate_result **out)
+                    rate_matrix *given, rate_unions *kept, datum_rate_result **out)
 {
     datum_rate_options opt = options ? *options : (datum_rate_options)DATUM_RATE_OPTIONS_INIT;
     *out = NULL;
@@ -131,8 +131,10 @@ int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opti
         return DATUM_W_EMPTY;
     }
     double t0 = rate_now();
-    if ((rc = rate_structure_build(ctx, p, opt.dense_max, &s)) != DATUM_OK) goto done;
-    if (!given && (rc = rate_matrix_assemble(ctx, p, &s, a)) != DATUM_OK) goto done;
+    if ((rc = rate_structure_build(ctx, p, opt.dense_max, kept, &s)) != DATUM_OK) goto done;
+    if (!given && ((rc = rate_structure_index(ctx, p, &s)) != DATUM_OK ||
+                   (rc = rate_matrix_assemble(ctx, p, &s, a)) != DATUM_OK))
+        goto done;
     st->time_assemble = rate_now() - t0;
     st->matrix_nnz = (double)a->nnz;
     count_structure(&s, st);
@@ -180,5 +182,5 @@ done:
 int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
                      datum_rate_result **out)
 {
-    return rate_solve_with(ctx, p, options, NULL, out);
+    return rate_solve_with(ctx, p, options, NULL, NULL, out);
 }

@@ -863,8 +863,9 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     }
     st->path = path;
     st->null_complete = path == DATUM_RATE_DIRECT;
-    rc = path == DATUM_RATE_DIRECT ? direct(ctx, sp, M, L, &nb, &op, st, &cm)
-                                   : iterative(ctx, sp, &nb, &op, st);
+    if (path == DATUM_RATE_DIRECT) rc = direct(ctx, sp, M, L, &nb, &op, st, &cm);
+    else if ((rc = rate_structure_index(ctx, sp->p, sp->s)) == DATUM_OK) /* peeling, blocks */
+        rc = iterative(ctx, sp, &nb, &op, st);
     if (rc == DATUM_OK && !shift) rate_null_remove(&sp->null, 1, sp->y);
 done:
     cholmod_l_free_factor(&L, &cm);

@@ -228,20 +228,21 @@ static void test_pair_appears(void **state)
 
 /* A field played over two months: 2 tables on January 30, 2 more on
  * February 2 (and one on March 1). As of January 31 its datum is over the
- * first two; later over all of them: the January version is withdrawn. */
+ * first two; later over all of them: the January version is withdrawn. Its
+ * pairs play nothing else, so February's own boards of pairs 12-15 sum to 0. */
 static void test_field_over_two_months(void **state)
 {
     (void)state;
     test_rng rng = test_rng_seeded("test_field_over_two_months", 3);
     tarch a;
-    tarch_init(&a, 12);
+    tarch_init(&a, 22);
     tarch_random(&a, &rng, 12, 30, NULL); /* days 19000..19087: 2022-01-08 to 2022-04-05 */
     tarch_field(&a, day(2022, 2, 2));
     const int32_t when[] = {day(2022, 1, 30), day(2022, 1, 30), day(2022, 2, 2), day(2022, 2, 2),
                             day(2022, 3, 1)};
     const int32_t score[] = {420, -50, 140, 620, -100};
     for (int t = 0; t < 5; t++) {
-        tarch_row(&a, 2 * t, 2 * t + 1, score[t], 0);
+        tarch_row(&a, 12 + 2 * t, 13 + 2 * t, score[t], 0); /* pairs who play nothing else */
         a.date[a.n_rows - 1] = when[t];
     }
     a.field_date[a.n_fields - 1] = day(2022, 3, 1);
