@@ -26,6 +26,12 @@
 #include <math.h>
 #include <string.h>
 
+/* With --solver auto, a date solved by conjugate gradients preconditioned by
+ * an earlier date's factor that needed more iterations than this has the
+ * next date factorised afresh. Iteration counts, not times, decide: the
+ * ratings must not depend on the machine's load. */
+#define HISTORY_REFACTOR_ITERATIONS 25
+
 struct datum_rate_history {
     uint32_t n_pairs;
     int32_t from;
@@ -36,6 +42,7 @@ struct datum_rate_history {
     datum_rate_problem *running; /* every period up to the last solved date, as of it */
     rate_matrix a;               /* its A, updated date by date */
     rate_unions unions;          /* its components, united date by date */
+    rate_reuse *factor;          /* the last direct factor, preconditioning later dates */
     size_t next;                 /* the next date to solve */
     double *previous;            /* the ratings of the last solved date (NaN: unrated) */
     rate_kept chunk, version[2]; /* scratch */
@@ -96,6 +103,7 @@ void datum_rate_history_free(datum_rate_history **hp)
     datum_rate_problem_free(&h->running);
     rate_matrix_free(&h->a);
     rate_unions_free(&h->unions);
+    rate_reuse_free(&h->factor);
     datum_free(h->as_of);
     datum_free(h->previous);
     rate_kept_free(&h->chunk);
@@ -129,6 +137,7 @@ int datum_rate_history_create(datum_ctx *ctx, uint32_t n_pairs, int32_t from, do
     datum_rate_window w = {from, as_of[0], half_life};
     /* The running problem checks the window (half-life, from) for every date. */
     if (rc == DATUM_OK) rc = datum_rate_problem_create(ctx, n_pairs, &w, &h->running);
+    if (rc == DATUM_OK) rc = rate_reuse_create(ctx, n_pairs, &h->factor);
     for (size_t k = 0; rc == DATUM_OK && k < n_dates; k++) {
         h->as_of[k] = as_of[k];
         w.as_of = as_of[k];
@@ -271,7 +280,15 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     h->running->window.as_of = h->as_of[k];
     h->next = k + 1;
     if (k > 0) opt.warm_start = h->previous;
-    rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, out);
+    int reused = opt.solver == DATUM_RATE_AUTO && rate_reuse_ready(h->factor);
+    rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, out);
+    if (rc == DATUM_W_INACCURATE && reused) { /* the earlier factor was not enough: afresh */
+        datum_rate_result_free(out);
+        rate_reuse_expire(h->factor);
+        rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, out);
+    } else if (reused && (*out)->stats.iterations > HISTORY_REFACTOR_ITERATIONS) {
+        rate_reuse_expire(h->factor); /* the next date factorises afresh */
+    }
     if (rc < 0) return rc;
     memcpy(h->previous, (*out)->rating, h->n_pairs * sizeof *h->previous);
     return rc;

@@ -154,11 +154,6 @@ void rate_matrix_free(rate_matrix *a);
  * DATUM_E_NOMEM (a unchanged). */
 int rate_matrix_add(datum_ctx *ctx, rate_matrix *a, double scale, const rate_matrix *d);
 
-/* datum_rate_solve with A given (assembled by the caller for p's layouts,
- * e.g. updated from an earlier date) or NULL (assembled here), and the
- * structure's unions kept by the caller (or NULL: from scratch). */
-int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
-                    rate_matrix *a, rate_unions *kept, datum_rate_result **out);
 
 /* Column j: *row and *val receive its entries, the count is returned. */
 static inline uint64_t rate_column(const rate_matrix *a, uint32_t j, const int32_t **row,
@@ -237,6 +232,17 @@ int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_str
 /* ------------------------------------------------------------------------ */
 /* The sparse part (sparse.c): gauge, CHOLMOD or PCG                        */
 
+/* A direct factor kept from one date of a history to the next, to
+ * precondition conjugate gradients on the later systems (sparse.c; opaque:
+ * CHOLMOD's types stay there). With --solver auto, a solve given one that is
+ * ready takes the iterative path preconditioned by it; a solve that takes the
+ * direct path leaves its factor in it. */
+typedef struct rate_reuse rate_reuse;
+int rate_reuse_create(datum_ctx *ctx, uint32_t n_pairs, rate_reuse **out);
+void rate_reuse_free(rate_reuse **r);
+int rate_reuse_ready(const rate_reuse *r);  /* holds a factor, not expired */
+void rate_reuse_expire(rate_reuse *r);       /* the next solve factorises afresh */
+
 typedef struct {
     const datum_rate_problem *p;
     rate_structure *s;      /* its appearance index is built when the iterative path needs it */
@@ -249,9 +255,17 @@ typedef struct {
     double *rc;             /* r projected on the range of A (sparse pairs) */
     double *y;              /* the gauged solution */
     const double *shift;    /* ridge * n_j on the diagonal, or NULL */
+    rate_reuse *reuse;      /* the history's kept factor, or NULL */
 } rate_sparse;
 
 int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st);
 void rate_sparse_free(rate_sparse *sp);
+
+/* datum_rate_solve with A given (assembled by the caller for p's layouts,
+ * e.g. updated from an earlier date) or NULL (assembled here), the
+ * structure's unions kept by the caller (or NULL: from scratch) and a kept
+ * factor (or NULL). */
+int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
+                    rate_matrix *a, rate_unions *kept, rate_reuse *reuse, datum_rate_result **out);
 
 #endif

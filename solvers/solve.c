@@ -112,7 +112,8 @@ static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_mat
 }
 
 int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
-                    rate_matrix *given, rate_unions *kept, datum_rate_result **out)
+                    rate_matrix *given, rate_unions *kept, rate_reuse *reuse,
+                    datum_rate_result **out)
 {
     datum_rate_options opt = options ? *options : (datum_rate_options)DATUM_RATE_OPTIONS_INIT;
     *out = NULL;
@@ -147,7 +148,7 @@ int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opti
     }
     if ((rc = rate_dense_solve(ctx, p, &s, a, opt.ridge, dense_v, rc_all, &st->null_dense)) < 0)
         goto done;
-    sp = (rate_sparse){.p = p, .s = &s, .a = a, .opt = &opt};
+    sp = (rate_sparse){.p = p, .s = &s, .a = a, .opt = &opt, .reuse = reuse};
     if ((rc = rate_sparse_solve(ctx, &sp, st)) < 0) goto done;
 
     for (uint32_t j = 0; j < p->n_pairs; j++) {
@@ -182,5 +183,5 @@ done:
 int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
                      datum_rate_result **out)
 {
-    return rate_solve_with(ctx, p, options, NULL, NULL, out);
+    return rate_solve_with(ctx, p, options, NULL, NULL, NULL, out);
 }
