@@ -31,6 +31,10 @@
  * next date factorised afresh. Iteration counts, not times, decide: the
  * ratings must not depend on the machine's load. */
 #define HISTORY_REFACTOR_ITERATIONS 25
+/* Nor does it serve once the boards added since it make up more than this
+ * share of the (decayed) board weight, or the rated pairs grew by more than
+ * 1%: then the date is factorised without trying. */
+#define HISTORY_REFACTOR_SHARE 0.25
 
 struct datum_rate_history {
     uint32_t n_pairs;
@@ -43,6 +47,8 @@ struct datum_rate_history {
     rate_matrix a;               /* its A, updated date by date */
     rate_unions unions;          /* its components, united date by date */
     rate_reuse *factor;          /* the last direct factor, preconditioning later dates */
+    double added, weight;        /* board weight added since that factor; in all */
+    uint32_t factor_pairs;       /* pairs rated when it was made */
     size_t next;                 /* the next date to solve */
     double *previous;            /* the ratings of the last solved date (NaN: unrated) */
     rate_kept chunk, version[2]; /* scratch */
@@ -280,6 +286,14 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     h->running->window.as_of = h->as_of[k];
     h->next = k + 1;
     if (k > 0) opt.warm_start = h->previous;
+    double period_weight = 0;
+    for (uint32_t j = 0; j < h->n_pairs; j++) period_weight += h->running->n[j];
+    h->added = decay * h->added + (period_weight - decay * h->weight);
+    h->weight = period_weight;
+    uint32_t pairs = 0;
+    for (uint32_t j = 0; j < h->n_pairs; j++) pairs += h->running->n[j] > 0;
+    if (h->added > HISTORY_REFACTOR_SHARE * h->weight || pairs > h->factor_pairs + h->factor_pairs / 100)
+        rate_reuse_expire(h->factor);
     int reused = opt.solver == DATUM_RATE_AUTO && rate_reuse_ready(h->factor);
     rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, out);
     if (rc == DATUM_W_INACCURATE && reused) { /* the earlier factor was not enough: afresh */
@@ -290,6 +304,10 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
         rate_reuse_expire(h->factor); /* the next date factorises afresh */
     }
     if (rc < 0) return rc;
+    if (rate_reuse_ready(h->factor) && (*out)->stats.path == DATUM_RATE_DIRECT) { /* a new factor */
+        h->added = 0;
+        h->factor_pairs = pairs;
+    }
     memcpy(h->previous, (*out)->rating, h->n_pairs * sizeof *h->previous);
     return rc;
 }

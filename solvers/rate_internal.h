@@ -238,6 +238,8 @@ int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_str
  * ready takes the iterative path preconditioned by it; a solve that takes the
  * direct path leaves its factor in it. */
 typedef struct rate_reuse rate_reuse;
+/* Conjugate gradients on a kept factor stop after this many iterations. */
+#define RATE_REUSE_MAX_ITERATIONS 100
 int rate_reuse_create(datum_ctx *ctx, uint32_t n_pairs, rate_reuse **out);
 void rate_reuse_free(rate_reuse **r);
 int rate_reuse_ready(const rate_reuse *r);  /* holds a factor, not expired */

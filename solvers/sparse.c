@@ -854,7 +854,11 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
         }
         for (uint32_t j = 0; j < n; j++)
             if (!sp->active[j]) x[j] = 0;
-        st->iterations = pcg(ctx, op, &pc, b, x, sp->opt->tolerance, sp->opt->max_iterations,
+        /* On an earlier factor, a slow start means it no longer serves: give up
+         * early (the history then factorises afresh). */
+        int limit = pc.reuse && sp->opt->max_iterations > RATE_REUSE_MAX_ITERATIONS
+                        ? RATE_REUSE_MAX_ITERATIONS : sp->opt->max_iterations;
+        st->iterations = pcg(ctx, op, &pc, b, x, sp->opt->tolerance, limit,
                              work, &rc);
     }
     datum_free(b);
@@ -945,6 +949,9 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
             static const int kOrdering[] = {0, CHOLMOD_AMD, CHOLMOD_METIS, CHOLMOD_NESDIS};
             cm.nmethods = 1;
             cm.method[0].ordering = kOrdering[opt->ordering];
+        } else if (sp->reuse) { /* a history's factor: AMD alone, METIS's try costs more than it saves */
+            cm.nmethods = 1;
+            cm.method[0].ordering = CHOLMOD_AMD;
         }
         L = cholmod_l_analyze(M, &cm);
         if ((rc = rate_cm_check(ctx, &cm, "analysing")) != DATUM_OK) goto done;
