@@ -271,13 +271,17 @@ int32_t datum_rate_history_as_of(const datum_rate_history *h, size_t k);
  * datum_rate_solve solves a problem holding exactly the results kept as of
  * date k (same window, same weights, same components and null space), with
  * the options given; from date 1 on, the iterative path starts from the
- * ratings of date k-1 (opt->warm_start is used for date 0 only). *out
- * receives a result the caller frees with datum_rate_result_free (also on a
- * warning); no more chunks can be added afterwards.
+ * ratings of date k-1 (opt->warm_start is used for date 0 only). With
+ * DATUM_RATE_AUTO a factorised date's factor is kept and preconditions the
+ * iterative path on the following dates until it no longer serves
+ * (docs/methods.md, "Rating history"); stats.path says which path a date
+ * took. *out receives a result the caller frees with datum_rate_result_free
+ * (also on a warning); no more chunks can be added afterwards. Memory: A,
+ * the running layouts and one factor are kept between calls.
  * Returns what datum_rate_solve returns (DATUM_OK, DATUM_W_EMPTY: no pair
  * rated yet, DATUM_W_INACCURATE, DATUM_E_ARG, DATUM_E_NOMEM, DATUM_E_NUMERIC),
- * or DATUM_E_ARG when k is not the next date. After an error the history can
- * still be freed, nothing else. */
+ * or DATUM_E_ARG when k is not the next date or an earlier solve failed
+ * (after an error the history can only be freed). */
 int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
                              const datum_rate_options *opt, datum_rate_result **out);
 

@@ -50,6 +50,7 @@ struct datum_rate_history {
     double added, weight;        /* board weight added since that factor; in all */
     uint32_t factor_pairs;       /* pairs rated when it was made */
     size_t next;                 /* the next date to solve */
+    int failed;                  /* a solve failed: nothing more */
     double *previous;            /* the ratings of the last solved date (NaN: unrated) */
     rate_kept chunk, version[2]; /* scratch */
     int32_t *first_period, *last_period; /* per field of a chunk: periods of its first and last real row */
@@ -262,6 +263,7 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
                              const datum_rate_options *options, datum_rate_result **out)
 {
     *out = NULL;
+    if (h->failed) return datum_ctx_fail(ctx, DATUM_E_ARG, "the history failed at an earlier date");
     if (k != h->next)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "history date %zu solved out of turn (next: %zu)",
                               k, h->next);
@@ -281,7 +283,10 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     if (rc == DATUM_OK) rc = rate_matrix_add(ctx, &h->a, decay, &delta);
     rate_matrix_free(&delta);
     if (rc == DATUM_OK) rc = rate_problem_append(ctx, h->running, h->period[k], decay);
-    if (rc != DATUM_OK) return rc;
+    if (rc != DATUM_OK) {
+        h->failed = 1;
+        return rc;
+    }
     datum_rate_problem_free(&h->period[k]);
     h->running->window.as_of = h->as_of[k];
     h->next = k + 1;
@@ -300,10 +305,13 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
         datum_rate_result_free(out);
         rate_reuse_expire(h->factor);
         rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, out);
-    } else if (reused && (*out)->stats.iterations > HISTORY_REFACTOR_ITERATIONS) {
+    } else if (rc >= 0 && reused && (*out)->stats.iterations > HISTORY_REFACTOR_ITERATIONS) {
         rate_reuse_expire(h->factor); /* the next date factorises afresh */
     }
-    if (rc < 0) return rc;
+    if (rc < 0) {
+        h->failed = 1;
+        return rc;
+    }
     if (rate_reuse_ready(h->factor) && (*out)->stats.path == DATUM_RATE_DIRECT) { /* a new factor */
         h->added = 0;
         h->factor_pairs = pairs;
