@@ -49,6 +49,8 @@ struct datum_rate_history {
     rate_reuse *factor;          /* the last direct factor, preconditioning later dates */
     double added, weight;        /* board weight added since that factor; in all */
     uint32_t factor_pairs;       /* pairs rated when it was made */
+    int factor_numeric;          /* null directions beyond the structure then */
+    int versions;                /* a field was replaced by a later version */
     size_t next;                 /* the next date to solve */
     int failed;                  /* a solve failed: nothing more */
     double *previous;            /* the ratings of the last solved date (NaN: unrated) */
@@ -220,6 +222,7 @@ static int add_versions(datum_ctx *ctx, datum_rate_history *h, const datum_metho
         if (before->n_fields == 1 &&
             (rc = rate_problem_add_field(ctx, h->period[k], before, 0, -1.0)) != DATUM_OK)
             return rc;
+        h->versions |= before->n_fields == 1;
         rate_kept *swap = before;
         before = now;
         now = swap;
@@ -299,6 +302,7 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     for (uint32_t j = 0; j < h->n_pairs; j++) pairs += h->running->n[j] > 0;
     if (h->added > HISTORY_REFACTOR_SHARE * h->weight || pairs > h->factor_pairs + h->factor_pairs / 100)
         rate_reuse_expire(h->factor);
+    rate_reuse_trust(h->factor, !h->versions && h->factor_numeric == 0 && pairs == h->factor_pairs);
     int reused = opt.solver == DATUM_RATE_AUTO && rate_reuse_ready(h->factor);
     rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, out);
     if (rc == DATUM_W_INACCURATE && reused) { /* the earlier factor was not enough: afresh */
@@ -315,6 +319,7 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     if (rate_reuse_ready(h->factor) && (*out)->stats.path == DATUM_RATE_DIRECT) { /* a new factor */
         h->added = 0;
         h->factor_pairs = pairs;
+        h->factor_numeric = (int)(*out)->stats.null_numeric;
     }
     memcpy(h->previous, (*out)->rating, h->n_pairs * sizeof *h->previous);
     return rc;

@@ -244,6 +244,12 @@ int rate_reuse_create(datum_ctx *ctx, uint32_t n_pairs, rate_reuse **out);
 void rate_reuse_free(rate_reuse **r);
 int rate_reuse_ready(const rate_reuse *r);  /* holds a factor, not expired */
 void rate_reuse_expire(rate_reuse *r);       /* the next solve factorises afresh */
+/* Trusted: the caller knows the null space of the next systems is the
+ * structure's (no null direction beyond it at the factor's date, no pair and
+ * no replaced field since: null(A) can then only shrink), so the iterative
+ * solve on the factor skips the peeled search and the appearance index. A
+ * direction missed all the same shows as a residual above the tolerance. */
+void rate_reuse_trust(rate_reuse *r, int trusted);
 
 typedef struct {
     const datum_rate_problem *p;

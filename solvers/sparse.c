@@ -32,6 +32,7 @@ struct rate_reuse {
     uint32_t n_pairs;
     cholmod_dense *B, *X, *Y, *E; /* solve workspace */
     int stale;              /* the next solve factorises afresh */
+    int trusted;            /* skip the search for null directions (rate_reuse_trust) */
 };
 
 int rate_reuse_create(datum_ctx *ctx, uint32_t n_pairs, rate_reuse **out)
@@ -71,6 +72,14 @@ void rate_reuse_expire(rate_reuse *r)
 {
     if (r) r->stale = 1;
 }
+
+void rate_reuse_trust(rate_reuse *r, int trusted)
+{
+    if (r) r->trusted = trusted;
+}
+
+/* A solve on the kept factor that needs no appearance index, no peeling. */
+static int reuse_trusted(const rate_reuse *r) { return rate_reuse_ready(r) && r->trusted; }
 
 /* The operator of the system solved, on global vectors whose inactive
  * entries are 0. */
@@ -642,7 +651,7 @@ static int precond_build(datum_ctx *ctx, rate_sparse *sp, const numbering *nb,
         if (!(local[t] = datum_malloc(ctx, n, sizeof **local))) rc = DATUM_E_NOMEM;
         else memset(local[t], 0xff, n * sizeof **local); /* -1 */
     }
-    if (rc == DATUM_OK) rc = search_peeled(ctx, sp, nb, pc, local, st);
+    if (rc == DATUM_OK && !reuse_trusted(sp->reuse)) rc = search_peeled(ctx, sp, nb, pc, local, st);
     if (rc == DATUM_OK && rate_reuse_ready(sp->reuse)) { /* an earlier date's factor */
         st->blocks = 1;
         pc->reuse = sp->reuse;
@@ -977,7 +986,8 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
         rc = direct(ctx, sp, M, L, &nb, &op, st, &cm);
         if (rc == DATUM_OK && sp->reuse && opt->solver == DATUM_RATE_AUTO)
             rc = reuse_keep(ctx, sp, &nb, &L);
-    } else if ((rc = rate_structure_index(ctx, sp->p, sp->s)) == DATUM_OK) /* peeling, blocks */
+    } else if (reuse_trusted(sp->reuse) || /* else peeling and the blocks need the index */
+               (rc = rate_structure_index(ctx, sp->p, sp->s)) == DATUM_OK)
         rc = iterative(ctx, sp, &nb, &op, st);
     if (rc == DATUM_OK && !shift) rate_null_remove(&sp->null, 1, sp->y);
 done:
