@@ -2,7 +2,8 @@
 """End-to-end tests of `datum rate --every` (the rating history, docs/methods.md "Rating history").
 
 - on a generated archive (6 clubs, 2 years): the history, monthly and quarterly, with and without
-  --half-life and --from, equals separate `datum rate --as-of D` runs at each of its dates (same
+  --half-life and --from, and with a --calibration under which auto factorises and later dates
+  run on the kept factor, equals separate `datum rate --as-of D` runs at each of its dates (same
   pairs, boards to 1e-12 relative, ratings to 1e-8); its dates are the calendar period ends, the
   last one the archive's last date; the last date equals the plain `datum rate`;
 - a hand case: a field played over two months and a pair that appears in the second month
@@ -115,6 +116,17 @@ def test_generated(run):
                           "month-decay-iterative")
     compare_with_separate(run, h5, "quarter", ["--half-life", "200", "--from", want[3]],
                           "quarter-decay-from")
+    # auto with rates that make conjugate gradients slow and factorisations cheap (--calibration):
+    # some dates factorise (auto's choice), later ones run on the kept factor (no choice)
+    cal = run.path("slow-cg.txt")
+    with open(cal, "w") as f:
+        f.write("matvec 1e3\nfactor_flops 1e12\n")
+    compare_with_separate(run, h5, "month", ["--calibration", cal], "month-calibrated")
+    run("rate", h5, "--every", "month", "--calibration", cal, "--report", run.path("cal.json"))
+    entries = json.load(open(run.path("cal.json")))["history"]
+    assert any(e["path"] == "direct" for e in entries), entries
+    assert any(e["path"] == "iterative" and e["iterations"] > 0 and e["factorizations"] == 0
+               for e in entries), entries
     # the last date is the plain run (as of the archive's last date)
     plain = run.path("plain.csv")
     run("rate", h5, "--out", plain)
