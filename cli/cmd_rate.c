@@ -103,6 +103,7 @@ static int parse_size(const char *text, double *out)
 }
 
 static const char *const kSolvers[] = {"auto", "direct", "iterative"};
+static const char *const kPaths[] = {"direct", "jacobi", "block"}; /* auto's choice */
 static const char *const kOrderings[] = {"default", "amd", "metis", "nesdis"};
 
 /* Index of text among n names, or -1. */
@@ -373,7 +374,6 @@ static void report_certificate(FILE *f, const datum_rate_result *r)
 /* What auto predicted, with which rates, what it chose and why. */
 static void report_choice(FILE *f, const datum_rate_stats *s)
 {
-    static const char *const kPaths[] = {"direct", "jacobi", "block"};
     const datum_rate_calibration *c = &s->calibration;
     const datum_rate_forecast *fc = &s->forecast;
     const datum_rate_choice *ch = &s->choice;
@@ -780,7 +780,9 @@ static void history_report(FILE *f, const report_args *args)
     json_date(f, "first_as_of", n > 0, n > 0 ? d[0].as_of : 0, ", ");
     json_date(f, "last_as_of", n > 0, n > 0 ? d[n - 1].as_of : 0, ", ");
     json_real(f, "half_life_days", job->window.half_life > 0 ? job->window.half_life : NAN, "},\n");
-    fprintf(f, "  \"solver\": {\"requested\": \"%s\", ", kSolvers[job->opt.solver]);
+    fprintf(f, "  \"solver\": {\"requested\": \"%s\", \"blas\": ", kSolvers[job->opt.solver]);
+    json_string(f, datum_rate_blas_library());
+    fprintf(f, ", ");
     json_real(f, "ridge", job->opt.ridge, ", ");
     json_real(f, "tolerance", job->opt.tolerance, "},\n");
     fprintf(f, "  \"history\": [");
@@ -789,9 +791,14 @@ static void history_report(FILE *f, const report_args *args)
         fprintf(f, "%s\n    {", k ? "," : "");
         json_date(f, "as_of", 1, d[k].as_of, ", ");
         fprintf(f, "\"pairs\": %u, \"components\": %u, \"null_total\": %u, \"path\": \"%s\", "
-                   "\"iterations\": %d, \"factorizations\": %d, ",
+                   "\"auto\": %s%s%s, \"iterations\": %d, \"factorizations\": %d, ",
                 s->pairs, s->components, s->null_total, s->pairs ? kSolvers[s->path] : "none",
-                s->iterations, s->factorizations);
+                s->chose ? "\"" : "", s->chose ? kPaths[s->choice.path] : "null",
+                s->chose ? "\"" : "", s->iterations, s->factorizations);
+        fprintf(f, "\"null_space\": {\"certified_components\": %u, \"certified_pairs\": %u, "
+                   "\"searched_components\": %u, \"searched_pairs\": %u, \"search_complete\": %s}, ",
+                s->certified_components, s->certified_pairs, s->searched_components,
+                s->searched_pairs, s->null_complete ? "true" : "false");
         JSON_REALS(f, ", ", {"relative_on_range", s->pairs ? s->range_residual : NAN},
                    {"norm_Av_minus_r", s->pairs ? s->residual : NAN},
                    {"assemble_seconds", s->time_assemble},

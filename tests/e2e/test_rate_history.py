@@ -9,7 +9,8 @@
 - a hand case: a field played over two months and a pair that appears in the second month
   (absent from the first month's rows, present afterwards);
 - 1 and 2 threads give byte-identical tables; the HDF5 /history group holds the same table; the
-  report has one entry per date and totals; the refusals.
+  report has one entry per date (with auto's choice and the certified null space) and totals;
+  the refusals.
 
 usage: test_rate_history.py --datum PATH
 """
@@ -124,8 +125,8 @@ def test_generated(run):
     compare_with_separate(run, h5, "month", ["--calibration", cal], "month-calibrated")
     run("rate", h5, "--every", "month", "--calibration", cal, "--report", run.path("cal.json"))
     entries = json.load(open(run.path("cal.json")))["history"]
-    assert any(e["path"] == "direct" for e in entries), entries
-    assert any(e["path"] == "iterative" and e["iterations"] > 0 and e["factorizations"] == 0
+    assert any(e["path"] == "direct" and e["auto"] == "direct" for e in entries), entries
+    assert any(e["path"] == "iterative" and e["auto"] is None and e["iterations"] > 0
                for e in entries), entries
     # the last date is the plain run (as of the archive's last date)
     plain = run.path("plain.csv")
@@ -145,6 +146,11 @@ def test_generated(run):
     assert report["totals"]["as_of_dates"] == len(want)
     assert all(e["converged"] and e["relative_on_range"] <= 1e-10 for e in report["history"])
     assert report["totals"]["rows"] == sum(e["pairs"] for e in report["history"])
+    for e in report["history"]:  # the certificate per date (one connected federation)
+        ns = e["null_space"]
+        assert ns["certified_components"] + ns["searched_components"] <= e["components"], e
+        assert ns["search_complete"] == (e["path"] == "direct" or ns["searched_components"] == 0), e
+        assert e["auto"] in ("direct", "jacobi", "block", None), e
     try:
         import h5py
     except ImportError:
