@@ -4,6 +4,7 @@
  * solvers/ (datum_rate.h); this file parses, reads chunks, writes and prints. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "datum_alloc.h"
 #include "datum_rate.h"
 
 #include <float.h>
@@ -39,6 +40,9 @@ static const char kHelp[] =
     "  --block-size N        iterative: preconditioner block size (512; 1: Jacobi)\n"
     "  --tolerance T         relative residual on the range of A (default 1e-10)\n"
     "  --warm-start F.csv    start the iterative solver from earlier ratings\n"
+    "  --every P             month | quarter | year: the ratings as of every period's end\n"
+    "                        (--from or the first data to --as-of), one long table\n"
+    "                        pair,as_of,boards,rating (--out, -o); warm-started\n"
     "  --evaluate            against the generator's true strengths\n"
     "  --fit-until DATE      with --evaluate: fit up to DATE, predict the later boards\n"
     "  --threads N           worker threads (results never depend on N)\n"
@@ -50,8 +54,9 @@ typedef struct {
     datum_rate_options opt;
     datum_rate_window window;
     const char *half_life, *as_of, *from, *fit_until, *ridge, *solver, *ordering, *memory, *tolerance;
-    const char *warm_start, *out_csv, *out_h5, *report, *calibration;
+    const char *warm_start, *out_csv, *out_h5, *report, *calibration, *every;
     datum_rate_calibration rates; /* --calibration */
+    datum_rate_every every_months;
     int threads, evaluate, block_size;
     int32_t as_of_day, from_day, fit_day;
     int has_as_of, has_from, has_fit;
@@ -98,6 +103,7 @@ static int parse_size(const char *text, double *out)
 }
 
 static const char *const kSolvers[] = {"auto", "direct", "iterative"};
+static const char *const kPaths[] = {"direct", "jacobi", "block"}; /* auto's choice */
 static const char *const kOrderings[] = {"default", "amd", "metis", "nesdis"};
 
 /* Index of text among n names, or -1. */
@@ -163,6 +169,17 @@ static int resolve(cli_parser *p, rate_job *job)
         o->tolerance = v;
     }
     if (job->block_size > 0) o->block_size = job->block_size;
+    if (job->every) {
+        static const char *const kEvery[] = {"month", "quarter", "year"};
+        static const datum_rate_every kMonths[] = {DATUM_RATE_EVERY_MONTH, DATUM_RATE_EVERY_QUARTER,
+                                                   DATUM_RATE_EVERY_YEAR};
+        int k = choice(job->every, kEvery, 3);
+        if (k < 0)
+            return cli_usage_error(p, "--every takes month, quarter or year, not '%s'", job->every);
+        job->every_months = kMonths[k];
+        if (job->evaluate || job->warm_start)
+            return cli_usage_error(p, "--every goes with neither --evaluate nor --warm-start");
+    }
     return 0;
 }
 
@@ -199,6 +216,7 @@ static int each_chunk(datum_ctx *ctx, datum_archive *a, const char *label, chunk
 
 typedef struct {
     datum_rate_problem *problem;
+    datum_rate_history *history; /* --every */
     const datum_method *m;
 } add_target;
 
@@ -356,7 +374,6 @@ static void report_certificate(FILE *f, const datum_rate_result *r)
 /* What auto predicted, with which rates, what it chose and why. */
 static void report_choice(FILE *f, const datum_rate_stats *s)
 {
-    static const char *const kPaths[] = {"direct", "jacobi", "block"};
     const datum_rate_calibration *c = &s->calibration;
     const datum_rate_forecast *fc = &s->forecast;
     const datum_rate_choice *ch = &s->choice;
@@ -384,13 +401,9 @@ static void report_choice(FILE *f, const datum_rate_stats *s)
                {"matvec", c->matvec}, {"solve", c->solve}, {"analyse", c->analyse});
 }
 
-static void report_json(FILE *f, const rate_job *job, const char *archive, const rate_run *run,
-                        const datum_rate_result *r)
+/* The report's first lines: the command, the archive, the method. */
+static void report_head(FILE *f, const rate_job *job, const char *archive)
 {
-    const datum_rate_stats *s = &r->stats;
-    const datum_rate_summary *d = &run->summary;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
     fprintf(f, "{\n  \"command\": \"rate\",\n  \"archive\": ");
     json_string(f, archive);
     fprintf(f, ",\n  \"engine_version\": \"%s\",\n", datum_version());
@@ -399,6 +412,16 @@ static void report_json(FILE *f, const rate_job *job, const char *archive, const
     fprintf(f, ", \"scale\": ");
     json_string(f, job->mo.scale);
     fprintf(f, ", \"double\": %d, \"half\": %d},\n", job->mo.doubled, job->mo.halved);
+}
+
+static void report_json(FILE *f, const rate_job *job, const char *archive, const rate_run *run,
+                        const datum_rate_result *r)
+{
+    const datum_rate_stats *s = &r->stats;
+    const datum_rate_summary *d = &run->summary;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    report_head(f, job, archive);
     fprintf(f, "  \"window\": {");
     json_date(f, "from", job->has_from, job->window.from, ", ");
     json_date(f, "as_of", 1, job->window.as_of, ", ");
@@ -468,17 +491,32 @@ static void report_json(FILE *f, const rate_job *job, const char *archive, const
     fprintf(f, "\n}\n");
 }
 
-static int write_report(datum_ctx *ctx, const rate_job *job, const char *archive,
-                        const rate_run *run, const datum_rate_result *r)
+/* The report: `fill` prints it into memory, then it is written in one go. */
+typedef struct {
+    const rate_job *job;
+    const char *archive;
+    const rate_run *run;
+    const datum_rate_result *result;          /* one rating */
+    const struct history_date *dates;         /* --every */
+    size_t n_dates;
+} report_args;
+
+static void report_one(FILE *f, const report_args *a)
+{
+    report_json(f, a->job, a->archive, a->run, a->result);
+}
+
+static int write_report(datum_ctx *ctx, const report_args *args,
+                        void (*fill)(FILE *f, const report_args *args))
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (report)");
-    report_json(f, job, archive, run, r);
+    fill(f, args);
     int failed = fclose(f) != 0;
     int rc = failed ? datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (report)")
-                    : datum_text_write(ctx, job->report, text, len);
+                    : datum_text_write(ctx, args->job->report, text, len);
     free(text);
     return rc;
 }
@@ -548,6 +586,16 @@ static void print_summary(const rate_job *job, const rate_run *run, const datum_
 
 /* ------------------------------------------------------------------------ */
 
+/* --calibration: auto's rates from the file, over the built-in ones. */
+static int read_calibration(datum_ctx *ctx, rate_job *job)
+{
+    if (!job->calibration) return DATUM_OK;
+    datum_rate_calibration_builtin(&job->rates);
+    int rc = datum_rate_calibration_read(ctx, job->calibration, &job->rates);
+    if (rc >= 0) job->opt.calibration = &job->rates;
+    return rc;
+}
+
 static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
 {
     rate_job *job = arg;
@@ -576,7 +624,7 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
         fit.as_of = job->fit_day; /* fitted as of that day: its age counts from it */
     }
     if ((rc = datum_rate_problem_create(ctx, run.info.n_pairs, &fit, &problem)) < 0) goto done;
-    add_target add = {problem, &job->mo.method};
+    add_target add = {.problem = problem, .m = &job->mo.method};
     if ((rc = each_chunk(ctx, a, "read", add_chunk, &add)) < 0) goto done;
     datum_rate_problem_summary(problem, &run.summary);
     if (job->warm_start) {
@@ -588,11 +636,7 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
         for (uint32_t p = 0; p < run.info.n_pairs; p++) run.warm_pairs += !isnan(warm[p]);
         job->opt.warm_start = warm;
     }
-    if (job->calibration) {
-        datum_rate_calibration_builtin(&job->rates);
-        if ((rc = datum_rate_calibration_read(ctx, job->calibration, &job->rates)) < 0) goto done;
-        job->opt.calibration = &job->rates;
-    }
+    if ((rc = read_calibration(ctx, job)) < 0) goto done;
     run.t_read = cli_now() - t0;
 
     solved = datum_rate_solve(ctx, problem, &job->opt, &r);
@@ -607,7 +651,8 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
     if (job->out_h5 && (rc = write_h5(ctx, job, archive_path, a, r)) < 0) goto done;
     run.t_write = cli_now() - t;
     run.t_total = cli_now() - t0;
-    if (job->report && (rc = write_report(ctx, job, archive_path, &run, r)) < 0) goto done;
+    report_args report = {job, archive_path, &run, r, NULL, 0};
+    if (job->report && (rc = write_report(ctx, &report, report_one)) < 0) goto done;
     if (!job->out_csv || strcmp(job->out_csv, "-") != 0) print_summary(job, &run, r);
     if (solved == DATUM_W_EMPTY) fprintf(stderr, "datum rate: warning: no result to rate\n");
     if (solved == DATUM_W_INACCURATE)
@@ -622,6 +667,248 @@ done:
     datum_rate_problem_free(&problem);
     datum_archive_close(&a);
     free(warm);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* --every: the rating history                                              */
+
+/* What one as-of date of the history did, for the report. */
+typedef struct history_date {
+    int32_t as_of;
+    int status;
+    datum_rate_stats stats;
+    double seconds;
+} history_date;
+
+/* The long table pair,as_of,boards,rating, kept for -o. */
+typedef struct {
+    size_t n, cap;
+    int64_t *pair, *as_of;
+    double *boards, *rating;
+} history_rows;
+
+static int history_keep(datum_ctx *ctx, history_rows *t, int32_t as_of, const datum_rate_result *r)
+{
+    for (uint32_t p = 0; p < r->n_pairs; p++) {
+        if (r->component[p] < 0) continue;
+        if (t->n == t->cap) {
+            size_t cap = 2 * t->cap + 4096;
+            int64_t *pair = realloc(t->pair, cap * sizeof *pair);
+            if (pair) t->pair = pair;
+            int64_t *day = pair ? realloc(t->as_of, cap * sizeof *day) : NULL;
+            if (day) t->as_of = day;
+            double *boards = day ? realloc(t->boards, cap * sizeof *boards) : NULL;
+            if (boards) t->boards = boards;
+            double *rating = boards ? realloc(t->rating, cap * sizeof *rating) : NULL;
+            if (!rating) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
+            t->rating = rating;
+            t->cap = cap;
+        }
+        t->pair[t->n] = p;
+        t->as_of[t->n] = as_of;
+        t->boards[t->n] = r->boards[p];
+        t->rating[t->n] = r->rating[p];
+        t->n++;
+    }
+    return DATUM_OK;
+}
+
+static void history_csv_rows(datum_csv_writer *w, const datum_archive *a, int32_t as_of,
+                             const datum_rate_result *r)
+{
+    char day[DATUM_DATE_SIZE];
+    datum_format_date(as_of, day);
+    for (uint32_t p = 0; p < r->n_pairs; p++) {
+        if (r->component[p] < 0) continue; /* no kept board as of this date */
+        datum_csv_str(w, datum_archive_pair(a, p));
+        datum_csv_str(w, day);
+        datum_csv_real(w, r->boards[p]);
+        datum_csv_real(w, r->rating[p]);
+        datum_csv_end_row(w);
+    }
+}
+
+static int history_h5(datum_ctx *ctx, const rate_job *job, const char *archive_path,
+                      const datum_archive *a, const history_rows *t)
+{
+    datum_output *o;
+    int rc = cli_output_create(ctx, job->out_h5, a, archive_path, "rate", &job->mo, &o);
+    if (rc < 0) return rc;
+    struct {
+        const char *name, *description;
+        const void *values;
+        int integer;
+    } cols[] = {
+        {"pair", "the pair, index into /dict/pairs", t->pair, 1},
+        {"as_of", "the as-of date, days since 1970-01-01", t->as_of, 1},
+        {"boards", "board weight sum n_j as of that date", t->boards, 0},
+        {"rating", "compensated Butler rating as of that date, IMPs per board", t->rating, 0},
+    };
+    for (size_t k = 0; rc >= 0 && k < sizeof cols / sizeof *cols; k++) {
+        int col = cols[k].integer
+                      ? datum_output_add_int_column(o, "history", cols[k].name, t->n, cols[k].description)
+                      : datum_output_add_column(o, "history", cols[k].name, t->n, cols[k].description);
+        rc = col < 0 ? col : datum_output_write(o, col, 0, t->n, cols[k].values);
+    }
+    if (rc >= 0) rc = datum_output_commit(&o);
+    datum_output_abort(&o);
+    return rc;
+}
+
+static void history_report(FILE *f, const report_args *args)
+{
+    const rate_job *job = args->job;
+    const rate_run *run = args->run;
+    const history_date *d = args->dates;
+    size_t n = args->n_dates;
+    static const char *const kEvery[] = {[1] = "month", [3] = "quarter", [12] = "year"};
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    long long iterations = 0;
+    double solve = 0, worst = 0;
+    int converged = 1;
+    for (size_t k = 0; k < n; k++) {
+        iterations += d[k].stats.iterations;
+        solve += d[k].seconds;
+        if (d[k].stats.pairs > 0 && !(d[k].stats.range_residual <= worst)) worst = d[k].stats.range_residual;
+        converged &= d[k].stats.pairs == 0 || d[k].stats.converged;
+    }
+    report_head(f, job, args->archive);
+    fprintf(f, "  \"window\": {\"every\": \"%s\", ", kEvery[job->every_months]);
+    json_date(f, "from", job->has_from, job->window.from, ", ");
+    json_date(f, "first_as_of", n > 0, n > 0 ? d[0].as_of : 0, ", ");
+    json_date(f, "last_as_of", n > 0, n > 0 ? d[n - 1].as_of : 0, ", ");
+    json_real(f, "half_life_days", job->window.half_life > 0 ? job->window.half_life : NAN, "},\n");
+    fprintf(f, "  \"solver\": {\"requested\": \"%s\", \"blas\": ", kSolvers[job->opt.solver]);
+    json_string(f, datum_rate_blas_library());
+    fprintf(f, ", ");
+    json_real(f, "ridge", job->opt.ridge, ", ");
+    json_real(f, "tolerance", job->opt.tolerance, "},\n");
+    fprintf(f, "  \"history\": [");
+    for (size_t k = 0; k < n; k++) {
+        const datum_rate_stats *s = &d[k].stats;
+        fprintf(f, "%s\n    {", k ? "," : "");
+        json_date(f, "as_of", 1, d[k].as_of, ", ");
+        fprintf(f, "\"pairs\": %u, \"components\": %u, \"null_total\": %u, \"path\": \"%s\", "
+                   "\"auto\": %s%s%s, \"iterations\": %d, \"factorizations\": %d, ",
+                s->pairs, s->components, s->null_total, s->pairs ? kSolvers[s->path] : "none",
+                s->chose ? "\"" : "", s->chose ? kPaths[s->choice.path] : "null",
+                s->chose ? "\"" : "", s->iterations, s->factorizations);
+        fprintf(f, "\"null_space\": {\"certified_components\": %u, \"certified_pairs\": %u, "
+                   "\"searched_components\": %u, \"searched_pairs\": %u, \"search_complete\": %s}, ",
+                s->certified_components, s->certified_pairs, s->searched_components,
+                s->searched_pairs, s->null_complete ? "true" : "false");
+        JSON_REALS(f, ", ", {"relative_on_range", s->pairs ? s->range_residual : NAN},
+                   {"norm_Av_minus_r", s->pairs ? s->residual : NAN},
+                   {"assemble_seconds", s->time_assemble},
+                   {"solve_seconds", s->time_analyse + s->time_factorise + s->time_solve},
+                   {"seconds", d[k].seconds});
+        fprintf(f, "\"converged\": %s}", s->pairs == 0 || s->converged ? "true" : "false");
+    }
+    unsigned long long rows = 0;
+    for (size_t k = 0; k < n; k++) rows += d[k].stats.pairs;
+    fprintf(f, "\n  ],\n  \"totals\": {\"as_of_dates\": %zu, \"rows\": %llu, \"iterations\": %lld, "
+               "\"converged\": %s, ",
+            n, rows, iterations, converged ? "true" : "false");
+    JSON_REALS(f, "},\n", {"worst_relative_on_range", worst});
+    fprintf(f, "  \"memory\": {\"peak_rss_bytes\": %lld},\n", (long long)ru.ru_maxrss * 1024);
+    fprintf(f, "  \"time_seconds\": {");
+    JSON_REALS(f, "}\n}\n", {"read", run->t_read}, {"solve", solve}, {"write", run->t_write},
+               {"total", run->t_total});
+}
+
+static int add_history_chunk(datum_ctx *ctx, void *target, const datum_rate_chunk *c)
+{
+    add_target *t = target;
+    return datum_rate_history_add(ctx, t->history, t->m, c);
+}
+
+static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
+{
+    rate_job *job = arg;
+    rate_run run = {0};
+    datum_archive *a = NULL;
+    datum_rate_history *h = NULL;
+    datum_rate_result *r = NULL;
+    datum_csv_writer *csv = NULL;
+    history_date *d = NULL;
+    history_rows rows = {0};
+    int32_t *dates = NULL;
+    size_t n = 0, solved = 0;
+    double t0 = cli_now(), t_write = 0;
+    int rc = datum_archive_open(ctx, archive_path, &a), inaccurate = 0;
+    if (rc < 0) goto done;
+    datum_archive_get_info(a, &run.info);
+    job->window.as_of = job->has_as_of ? job->as_of_day : run.info.last_date;
+    job->window.from = job->has_from ? job->from_day : INT32_MIN;
+    int32_t first = job->has_from && job->from_day > run.info.first_date ? job->from_day
+                                                                          : run.info.first_date;
+    if (first > job->window.as_of) first = job->window.as_of; /* refused below if --from is later */
+    if (job->has_from && job->from_day > job->window.as_of) {
+        rc = datum_ctx_fail(ctx, DATUM_E_ARG, "--from is after the last as-of date");
+        goto done;
+    }
+    if ((rc = datum_rate_history_dates(ctx, job->every_months, first, job->window.as_of, &dates, &n)) < 0 ||
+        (rc = datum_rate_history_create(ctx, run.info.n_pairs, job->window.from, job->window.half_life,
+                                        dates, n, &h)) < 0)
+        goto done;
+    add_target add = {.history = h, .m = &job->mo.method};
+    if ((rc = each_chunk(ctx, a, "read", add_history_chunk, &add)) < 0) goto done;
+    if ((rc = read_calibration(ctx, job)) < 0) goto done;
+    run.t_read = cli_now() - t0;
+    if (!(d = calloc(n, sizeof *d))) {
+        rc = datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
+        goto done;
+    }
+    if (job->out_csv) {
+        const char *header[] = {"pair", "as_of", "boards", "rating"};
+        if ((rc = datum_csv_create(ctx, job->out_csv, &csv)) < 0) goto done;
+        for (int i = 0; i < 4; i++) datum_csv_str(csv, header[i]);
+        datum_csv_end_row(csv);
+    }
+    for (size_t k = 0; k < n; k++) {
+        double t = cli_now();
+        int status = datum_rate_history_solve(ctx, h, k, &job->opt, &r);
+        if ((rc = status) < 0) goto done;
+        d[k] = (history_date){dates[k], status, r->stats, cli_now() - t};
+        solved = k + 1;
+        inaccurate += status == DATUM_W_INACCURATE;
+        t = cli_now();
+        if (csv) history_csv_rows(csv, a, dates[k], r);
+        if (job->out_h5 && (rc = history_keep(ctx, &rows, dates[k], r)) < 0) goto done;
+        t_write += cli_now() - t;
+        datum_rate_result_free(&r);
+    }
+    double t = cli_now();
+    if (csv && (rc = datum_csv_commit(&csv)) < 0) goto done;
+    if (job->out_h5 && (rc = history_h5(ctx, job, archive_path, a, &rows)) < 0) goto done;
+    run.t_write = t_write + cli_now() - t;
+    run.t_total = cli_now() - t0;
+    report_args report = {job, archive_path, &run, NULL, d, solved};
+    if (job->report && (rc = write_report(ctx, &report, history_report)) < 0) goto done;
+    if (!job->out_csv || strcmp(job->out_csv, "-") != 0) {
+        char from[DATUM_DATE_SIZE], to[DATUM_DATE_SIZE];
+        long long iterations = 0;
+        double solve = 0;
+        for (size_t k = 0; k < n; k++) iterations += d[k].stats.iterations, solve += d[k].seconds;
+        printf("rated %zu as-of dates, %s to %s: %llu pairs rated as of the last; "
+               "%lld conjugate gradient iterations; read %.2f s, solve %.2f s\n",
+               n, datum_format_date(dates[0], from), datum_format_date(dates[n - 1], to),
+               (unsigned long long)d[n - 1].stats.pairs, iterations, run.t_read, solve);
+    }
+    if (inaccurate)
+        fprintf(stderr, "datum rate: warning: %d as-of dates have a residual above the tolerance "
+                        "%.3g (see the report)\n", inaccurate, job->opt.tolerance);
+    rc = DATUM_OK;
+done:
+    datum_rate_result_free(&r);
+    datum_rate_history_free(&h);
+    if (csv) datum_csv_abort(&csv);
+    datum_archive_close(&a);
+    datum_free(dates);
+    free(d);
+    free(rows.pair); free(rows.as_of); free(rows.boards); free(rows.rating);
     return rc;
 }
 
@@ -652,6 +939,7 @@ int cmd_rate(int argc, char **argv)
         {"--evaluate", 0, cli_set_flag, &job.evaluate},
         {"--fit-until", 1, cli_set_string, &job.fit_until},
         {"--threads", 1, cli_set_threads, &job.threads},
+        {"--every", 1, cli_set_string, &job.every},
     };
     for (size_t k = 0; k < sizeof own / sizeof *own; k++) table[n++] = own[k];
     const char *positional[argc + 1];
@@ -662,5 +950,5 @@ int cmd_rate(int argc, char **argv)
         return cli_usage_error(&p, "expected one archive, got %d arguments", p.n_positional),
                EXIT_BAD_INPUT;
     if (resolve(&p, &job) != 0) return EXIT_BAD_INPUT;
-    return cli_run_job(job.threads, run_rate, positional[0], &job);
+    return cli_run_job(job.threads, job.every ? run_history : run_rate, positional[0], &job);
 }

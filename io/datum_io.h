@@ -300,11 +300,12 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
                         const datum_write_options *opt, datum_output **out);
 
 /* Declares a float64 dataset GROUP/NAME of `length` elements (GROUP is
- * "fields", "results" or "pairs"; created on first use). Returns its column
- * number (>= 0), or a negative error recorded in the output's context:
- * DATUM_E_ARG (another group, an empty name or one with '/', a column that
- * exists), DATUM_E_NOMEM, DATUM_E_IO "cannot write PATH (GROUP/NAME)". After
- * an error the output can only be aborted. */
+ * "fields", "results", "pairs" or "history", the long table of `datum rate
+ * --every`; created on first use). Returns its column number (>= 0), or a
+ * negative error recorded in the output's context: DATUM_E_ARG (another
+ * group, an empty name or one with '/', a column that exists), DATUM_E_NOMEM,
+ * DATUM_E_IO "cannot write PATH (GROUP/NAME)". After an error the output can
+ * only be aborted. */
 int datum_output_add_column(datum_output *o, const char *group, const char *name,
                             uint64_t length, const char *description);
 /* How a column of double values is stored. The caller picks the narrowest

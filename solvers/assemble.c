@@ -241,3 +241,86 @@ double rate_dot(size_t n, const double *x, const double *y)
 }
 
 double rate_norm(size_t n, const double *x) { return sqrt(rate_dot(n, x, x)); }
+
+/* Block b of scale * a + d into out: each column's rows of a first (in
+ * their order), then the rows only d has (in d's order). */
+static int add_block(datum_ctx *ctx, const rate_block *old, double scale, const rate_block *add,
+                     slot *where, rate_block *out)
+{
+    uint64_t cap = old->colptr[RATE_BLOCK_COLS] + add->colptr[RATE_BLOCK_COLS];
+    out->colptr = datum_calloc(ctx, RATE_BLOCK_COLS + 1, sizeof *out->colptr);
+    out->row = datum_malloc(ctx, cap ? cap : 1, sizeof *out->row);
+    out->val = datum_malloc(ctx, cap ? cap : 1, sizeof *out->val);
+    if (!out->colptr || !out->row || !out->val) return DATUM_E_NOMEM;
+    uint64_t nnz = 0;
+    for (uint32_t c = 0; c < RATE_BLOCK_COLS; c++) {
+        int32_t stamp = (int32_t)c + 1;
+        for (uint64_t e = old->colptr[c]; e < old->colptr[c + 1]; e++) {
+            where[old->row[e]] = (slot){(double)nnz, stamp};
+            out->row[nnz] = old->row[e];
+            out->val[nnz++] = scale * old->val[e];
+        }
+        for (uint64_t e = add->colptr[c]; e < add->colptr[c + 1]; e++) {
+            slot *s = &where[add->row[e]];
+            if (s->mark == stamp) {
+                out->val[(uint64_t)s->value] += add->val[e];
+                continue;
+            }
+            *s = (slot){(double)nnz, stamp};
+            out->row[nnz] = add->row[e];
+            out->val[nnz++] = add->val[e];
+        }
+        out->colptr[c + 1] = nnz;
+    }
+    /* Marks restart at 1 in every block: clear them for the next one. */
+    for (uint64_t e = 0; e < nnz; e++) where[out->row[e]].mark = 0;
+    return DATUM_OK;
+}
+
+int rate_matrix_add(datum_ctx *ctx, rate_matrix *a, double scale, const rate_matrix *d)
+{
+    if (a->n_blocks == 0) { /* the first: a copy of d, column by column */
+        a->n = d->n;
+        a->n_blocks = d->n_blocks;
+        if (!(a->blocks = datum_calloc(ctx, a->n_blocks ? a->n_blocks : 1, sizeof *a->blocks)))
+            return DATUM_E_NOMEM;
+        for (uint32_t b = 0; b < a->n_blocks; b++)
+            if (!(a->blocks[b].colptr = datum_calloc(ctx, RATE_BLOCK_COLS + 1, sizeof *a->blocks[b].colptr)))
+                return DATUM_E_NOMEM;
+    }
+    int threads = datum_ctx_threads(ctx), failed = 0;
+    slot **where = datum_calloc(ctx, (size_t)threads, sizeof *where);
+    rate_block *next = datum_calloc(ctx, a->n_blocks ? a->n_blocks : 1, sizeof *next);
+    failed = !where || !next;
+    for (int t = 0; t < threads && !failed; t++)
+        failed = !(where[t] = datum_calloc(ctx, (size_t)a->n + 1, sizeof **where));
+    if (!failed) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(| : failed)
+        for (uint32_t b = 0; b < a->n_blocks; b++)
+            if (add_block(ctx, &a->blocks[b], scale, &d->blocks[b], where[omp_get_thread_num()], &next[b]))
+                failed = 1;
+    }
+    for (int t = 0; where && t < threads; t++) datum_free(where[t]);
+    datum_free(where);
+    for (uint32_t b = 0; next && b < a->n_blocks; b++) { /* the new blocks, or the old ones kept */
+        rate_block *keep = failed ? &next[b] : &a->blocks[b];
+        datum_free(keep->colptr);
+        datum_free(keep->row);
+        datum_free(keep->val);
+        if (!failed) a->blocks[b] = next[b];
+    }
+    datum_free(next);
+    if (failed) return DATUM_E_NOMEM;
+    a->nnz = 0;
+    a->norm1 = 0;
+    for (uint32_t j = 0; j < a->n; j++) {
+        const int32_t *row;
+        const double *val;
+        uint64_t len = rate_column(a, j, &row, &val);
+        double sum = 0;
+        for (uint64_t e = 0; e < len; e++) sum += fabs(val[e]);
+        if (sum > a->norm1) a->norm1 = sum;
+        a->nnz += len;
+    }
+    return DATUM_OK;
+}

@@ -319,6 +319,80 @@ int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opt
 void datum_rate_result_free(datum_rate_result **r);
 
 /* ------------------------------------------------------------------------ */
+/* Rating history: the ratings as of the end of every period, in one pass   */
+/* (docs/methods.md, "Rating history")                                      */
+
+typedef enum {
+    DATUM_RATE_EVERY_MONTH = 1,   /* calendar months: as of Jan 31, Feb 28/29, ... */
+    DATUM_RATE_EVERY_QUARTER = 3, /* Mar 31, Jun 30, Sep 30, Dec 31 */
+    DATUM_RATE_EVERY_YEAR = 12    /* Dec 31 */
+} datum_rate_every;
+
+/* The as-of dates of a history from `first` to `last` (days since
+ * 1970-01-01): the end of the period that holds `first`, every later period
+ * end before `last`, then `last` itself (the final period, whole when `last`
+ * is its end, else up to `last`). *dates receives n_dates increasing dates,
+ * allocated with the context's allocator: the caller frees them with
+ * datum_free. Returns DATUM_OK; DATUM_E_ARG (an unknown period, first > last,
+ * a date outside the years 1 to 9999); DATUM_E_NOMEM. On failure *dates is
+ * NULL and *n_dates 0. */
+int datum_rate_history_dates(datum_ctx *ctx, datum_rate_every every, int32_t first, int32_t last,
+                             int32_t **dates, size_t *n_dates);
+
+typedef struct datum_rate_history datum_rate_history;
+
+/* Creates an empty history over pairs 0 .. n_pairs-1 (n_pairs < 2^31): the
+ * ratings as of each of the n_dates increasing as_of[] dates (copied), each
+ * with the window [from, as_of[k]] (from: INT32_MIN for no lower bound) and
+ * board weights 0.5^((as_of[k] - date) / half_life) (half_life 0: no decay).
+ * Returns DATUM_OK; DATUM_E_ARG (no date, dates not increasing, a date before
+ * from or equal to INT32_MAX, a negative or non-finite half-life);
+ * DATUM_E_NOMEM. Memory: two doubles per pair and date (each period's r and
+ * n) until the date is solved, plus 8 bytes per stored table, once. */
+int datum_rate_history_create(datum_ctx *ctx, uint32_t n_pairs, int32_t from, double half_life,
+                              const int32_t *as_of, size_t n_dates, datum_rate_history **out);
+/* Frees the history; accepts NULL and *h == NULL; sets *h to NULL. */
+void datum_rate_history_free(datum_rate_history **h);
+
+/* Adds a chunk of whole fields, as datum_rate_problem_add: each field's real
+ * rows inside [from, last as-of date] are scored once (the datum over the
+ * rows kept as of each date: a field whose rows have dates in different
+ * periods is scored once per period, over the rows up to it) and the field
+ * goes to the first as-of date at or after its date. Returns DATUM_OK;
+ * DATUM_E_ARG (as datum_rate_problem_add; a call after the first solve; a
+ * half-life that decays a kept board below 2^-1000 between its date and the
+ * last as-of date: such a history is refused rather than approximated);
+ * DATUM_E_NOMEM. */
+int datum_rate_history_add(datum_ctx *ctx, datum_rate_history *h, const datum_method *m,
+                           const datum_rate_chunk *c);
+
+/* How many as-of dates, and date k (INT32_MIN when k is out of range). */
+size_t datum_rate_history_count(const datum_rate_history *h);
+int32_t datum_rate_history_as_of(const datum_rate_history *h, size_t k);
+
+/* Solves as of date k, which must be the next one (0, 1, 2, ... in turn):
+ * the boards up to it join the system (the earlier ones decayed by the
+ * half-life over the time since date k-1) and it is solved as
+ * datum_rate_solve solves a problem holding exactly the results kept as of
+ * date k (same window, same weights, same components and null space), with
+ * the options given; from date 1 on, the iterative path starts from the
+ * ratings of date k-1 (opt->warm_start is used for date 0 only). With
+ * DATUM_RATE_AUTO each date's path is chosen as datum_rate_solve chooses it
+ * (datum_rate_choose; stats.chose, stats.choice), except that the factor of
+ * a date that took the direct path is kept and preconditions the iterative
+ * path on the following dates, without a choice, until it no longer serves
+ * (docs/methods.md, "Rating history"); stats.path says which path a date
+ * took. *out receives a result the caller frees with datum_rate_result_free
+ * (also on a warning); no more chunks can be added afterwards. Memory: A,
+ * the running layouts and one factor are kept between calls.
+ * Returns what datum_rate_solve returns (DATUM_OK, DATUM_W_EMPTY: no pair
+ * rated yet, DATUM_W_INACCURATE, DATUM_E_ARG, DATUM_E_NOMEM, DATUM_E_NUMERIC),
+ * or DATUM_E_ARG when k is not the next date or an earlier solve failed
+ * (after an error the history can only be freed). */
+int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
+                             const datum_rate_options *opt, datum_rate_result **out);
+
+/* ------------------------------------------------------------------------ */
 /* Validation                                                               */
 
 /* Pearson correlation of x and y over the i with weight[i] > 0 and both

@@ -22,12 +22,12 @@ double rate_weight(const datum_rate_window *w, int32_t date)
 
 static int grow_kept(datum_ctx *ctx, rate_kept *k, size_t fields, size_t rows)
 {
-    void *per_field[] = {&k->offset, &k->date, &k->datum};
-    size_t field_size[] = {sizeof *k->offset, sizeof *k->date, sizeof *k->datum};
+    void *per_field[] = {&k->offset, &k->date, &k->datum, &k->source};
+    size_t field_size[] = {sizeof *k->offset, sizeof *k->date, sizeof *k->datum, sizeof *k->source};
     void *per_row[] = {&k->score, &k->ns, &k->ew, &k->ns_imps, &k->ew_imps};
     size_t row_size[] = {sizeof *k->score, sizeof *k->ns, sizeof *k->ew, sizeof *k->ns_imps,
                          sizeof *k->ew_imps};
-    if (datum_reserve_all(ctx, &k->fields_cap, fields + 1, 3, per_field, field_size) != DATUM_OK)
+    if (datum_reserve_all(ctx, &k->fields_cap, fields + 1, 4, per_field, field_size) != DATUM_OK)
         return DATUM_E_NOMEM;
     return datum_reserve_all(ctx, &k->rows_cap, rows, 5, per_row, row_size);
 }
@@ -67,6 +67,7 @@ int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
             continue;
         }
         k->date[k->n_fields] = latest;
+        k->source[k->n_fields] = f;
         k->offset[++k->n_fields] = k->n_rows;
     }
     if (k->n_fields == 0) return DATUM_OK;
@@ -76,7 +77,7 @@ int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
 
 void rate_kept_free(rate_kept *k)
 {
-    datum_free(k->offset); datum_free(k->date); datum_free(k->datum);
+    datum_free(k->offset); datum_free(k->date); datum_free(k->datum); datum_free(k->source);
     datum_free(k->score); datum_free(k->ns); datum_free(k->ew); datum_free(k->ns_imps); datum_free(k->ew_imps);
     memset(k, 0, sizeof *k);
 }
@@ -155,6 +156,31 @@ static int add_layout(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k,
     return DATUM_OK;
 }
 
+int rate_problem_add_field(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, size_t f,
+                           double sign)
+{
+    double w = rate_weight(&p->window, k->date[f]);
+    if (!(w > 0)) { /* decayed below the smallest double: as if outside the window */
+        p->summary.rows_outside += k->offset[f + 1] - k->offset[f];
+        return DATUM_OK;
+    }
+    w *= sign;
+    for (uint64_t i = k->offset[f]; i < k->offset[f + 1]; i++) {
+        p->r[k->ns[i]] += w * k->ns_imps[i];
+        p->r[k->ew[i]] += w * k->ew_imps[i];
+        p->n[k->ns[i]] += w;
+        p->n[k->ew[i]] += w;
+    }
+    int rc = add_layout(ctx, p, k, f, w);
+    if (rc != DATUM_OK || sign < 0) return rc; /* a withdrawn field is counted where it came in */
+    datum_rate_summary *s = &p->summary;
+    if (s->fields == 0 || k->date[f] < s->first_date) s->first_date = k->date[f];
+    if (s->fields == 0 || k->date[f] > s->last_date) s->last_date = k->date[f];
+    s->fields++;
+    s->rows += k->offset[f + 1] - k->offset[f];
+    return DATUM_OK;
+}
+
 int datum_rate_problem_add(datum_ctx *ctx, datum_rate_problem *p, const datum_method *m,
                            const datum_rate_chunk *c)
 {
@@ -166,25 +192,51 @@ int datum_rate_problem_add(datum_ctx *ctx, datum_rate_problem *p, const datum_me
     p->summary.rows_outside += k->rows_outside - outside;
     p->summary.fields_one += k->fields_one - one;
     if (rc < 0) return rc;
-    for (size_t f = 0; f < k->n_fields; f++) {
-        double w = rate_weight(&p->window, k->date[f]);
-        if (!(w > 0)) { /* decayed below the smallest double: as if outside the window */
-            p->summary.rows_outside += k->offset[f + 1] - k->offset[f];
-            continue;
+    for (size_t f = 0; f < k->n_fields; f++)
+        if ((rc = rate_problem_add_field(ctx, p, k, f, 1.0)) != DATUM_OK) return rc;
+    return DATUM_OK;
+}
+
+int rate_problem_append(datum_ctx *ctx, datum_rate_problem *dst, const datum_rate_problem *src,
+                        double scale)
+{
+    void *tables[] = {&dst->t_ns, &dst->t_ew};
+    size_t table_size[] = {sizeof *dst->t_ns, sizeof *dst->t_ew};
+    void *layouts[] = {&dst->lay_off, &dst->lay_w};
+    size_t layout_size[] = {sizeof *dst->lay_off, sizeof *dst->lay_w};
+    if (datum_reserve_all(ctx, &dst->tables_cap, dst->n_tables + src->n_tables, 2, tables, table_size) ||
+        datum_reserve_all(ctx, &dst->layouts_cap, dst->n_layouts + src->n_layouts + 1, 2, layouts,
+                          layout_size))
+        return DATUM_E_NOMEM;
+    if (scale != 1.0) {
+        for (size_t l = 0; l < dst->n_layouts; l++) dst->lay_w[l] *= scale;
+        for (uint32_t j = 0; j < dst->n_pairs; j++) {
+            dst->r[j] *= scale;
+            dst->n[j] *= scale;
         }
-        for (uint64_t i = k->offset[f]; i < k->offset[f + 1]; i++) {
-            p->r[k->ns[i]] += w * k->ns_imps[i];
-            p->r[k->ew[i]] += w * k->ew_imps[i];
-            p->n[k->ns[i]] += w;
-            p->n[k->ew[i]] += w;
-        }
-        if ((rc = add_layout(ctx, p, k, f, w)) != DATUM_OK) return rc;
-        datum_rate_summary *s = &p->summary;
-        if (s->fields == 0 || k->date[f] < s->first_date) s->first_date = k->date[f];
-        if (s->fields == 0 || k->date[f] > s->last_date) s->last_date = k->date[f];
-        s->fields++;
-        s->rows += k->offset[f + 1] - k->offset[f];
     }
+    for (uint32_t j = 0; j < dst->n_pairs; j++) {
+        dst->r[j] += src->r[j];
+        dst->n[j] += src->n[j];
+    }
+    if (src->n_tables > 0) { /* a period without a kept field has no table array */
+        memcpy(dst->t_ns + dst->n_tables, src->t_ns, src->n_tables * sizeof *src->t_ns);
+        memcpy(dst->t_ew + dst->n_tables, src->t_ew, src->n_tables * sizeof *src->t_ew);
+    }
+    for (size_t l = 0; l < src->n_layouts; l++) {
+        dst->lay_w[dst->n_layouts + l] = src->lay_w[l];
+        dst->lay_off[dst->n_layouts + l + 1] = dst->n_tables + src->lay_off[l + 1];
+    }
+    dst->n_tables += src->n_tables;
+    dst->n_layouts += src->n_layouts;
+    datum_rate_summary *d = &dst->summary;
+    const datum_rate_summary *s = &src->summary;
+    if (s->fields > 0 && (d->fields == 0 || s->first_date < d->first_date)) d->first_date = s->first_date;
+    if (s->fields > 0 && (d->fields == 0 || s->last_date > d->last_date)) d->last_date = s->last_date;
+    d->fields += s->fields;
+    d->rows += s->rows;
+    d->fields_one += s->fields_one;
+    d->rows_outside += s->rows_outside;
     return DATUM_OK;
 }
 

@@ -27,6 +27,7 @@ typedef struct {
     size_t n_fields, n_rows;
     uint64_t *offset;  /* n_fields + 1 */
     int32_t *date;     /* per kept field: latest date of its kept rows */
+    size_t *source;    /* per kept field: its field in the chunk */
     int32_t *score, *ns, *ew;
     double *datum, *ns_imps, *ew_imps;
     size_t fields_cap, rows_cap;
@@ -57,6 +58,21 @@ struct datum_rate_problem {
     rate_kept kept;
     int sealed;             /* solved: no more chunks */
 };
+
+/* Adds kept field f of k to the problem with sign * its window's weight
+ * (sign -1: withdraws a field added before, for the history): r, n, its
+ * layout and, for sign > 0, the summary. A weight that underflows to 0 counts
+ * the field as outside the window. DATUM_OK or DATUM_E_NOMEM, DATUM_E_ARG
+ * (more than 2^32 - 1 tables). */
+int rate_problem_add_field(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, size_t f,
+                           double sign);
+
+/* dst = scale * dst + src: dst's layout weights, r and n are multiplied by
+ * scale, then src's layouts are appended and its r and n added (the history:
+ * the boards of the next period, the earlier ones decayed). DATUM_OK or
+ * DATUM_E_NOMEM. */
+int rate_problem_append(datum_ctx *ctx, datum_rate_problem *dst, const datum_rate_problem *src,
+                        double scale);
 
 /* ------------------------------------------------------------------------ */
 /* Structure: who plays whom (structure.c)                                  */
@@ -90,10 +106,31 @@ typedef struct {
     uint32_t certify_rounds; /* rounds of the closure */
 } rate_structure;
 
-/* Builds the appearance index, the components, the groups and the pins
- * (pins only in components of more than dense_max pairs). */
+/* The union-finds of the components of A and of the opponent graph, and the
+ * directions seen, kept from one build to the next while layouts are only
+ * appended (the history): a build then unites only the new layouts. */
+typedef struct {
+    uint32_t n;
+    uint32_t *fa, *fo;      /* parents: A, opponents */
+    uint8_t *seen;          /* per pair: bit 1 seen NS, bit 2 seen EW */
+    size_t layouts_done;    /* layouts of the problem already united */
+} rate_unions;
+
+int rate_unions_init(datum_ctx *ctx, uint32_t n, rate_unions *u);
+void rate_unions_free(rate_unions *u);
+
+/* Builds the components, the groups, the pins (pins only in components of
+ * more than dense_max pairs), t_layout and the certificate
+ * (rate_structure_certify), from the unions in `kept` (brought up to date
+ * with p's layouts) or from scratch (kept NULL). The appearance lists
+ * (app_off, app_table) are left to rate_structure_index. DATUM_OK or
+ * DATUM_E_NOMEM (s freed). */
 int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
-                         rate_structure *s);
+                         rate_unions *kept, rate_structure *s);
+/* Builds the appearance index (app_off, app_table, and t_layout if absent)
+ * if not built: the assembly, peeling and the block partition need it.
+ * DATUM_OK or DATUM_E_NOMEM. */
+int rate_structure_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s);
 void rate_structure_free(rate_structure *s);
 
 /* The certified null space (docs/methods.md, "A certified null space"): a
@@ -127,6 +164,12 @@ typedef struct {
 int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
                          rate_matrix *a);
 void rate_matrix_free(rate_matrix *a);
+/* a = scale * a + d, d over the same pairs (a empty: a = d). Within a column,
+ * a's rows keep their order and d's new rows follow in d's order. Parallel by
+ * blocks, the same bit for bit for any thread count. DATUM_OK, or
+ * DATUM_E_NOMEM (a unchanged). */
+int rate_matrix_add(datum_ctx *ctx, rate_matrix *a, double scale, const rate_matrix *d);
+
 
 /* Column j: *row and *val receive its entries, the count is returned. */
 static inline uint64_t rate_column(const rate_matrix *a, uint32_t j, const int32_t **row,
@@ -205,9 +248,30 @@ int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_str
 /* ------------------------------------------------------------------------ */
 /* The sparse part (sparse.c): gauge, CHOLMOD or PCG                        */
 
+/* A direct factor kept from one date of a history to the next, to
+ * precondition conjugate gradients on the later systems (sparse.c; opaque:
+ * CHOLMOD's types stay there). With --solver auto, a solve given one that is
+ * ready takes the iterative path preconditioned by it (no trial, no
+ * analysis); otherwise auto chooses as without it (datum_rate_choose), and a
+ * solve that takes the direct path leaves its factor in it. */
+typedef struct rate_reuse rate_reuse;
+/* Conjugate gradients on a kept factor stop after this many iterations. */
+#define RATE_REUSE_MAX_ITERATIONS 100
+int rate_reuse_create(datum_ctx *ctx, uint32_t n_pairs, rate_reuse **out);
+void rate_reuse_free(rate_reuse **r);
+int rate_reuse_ready(const rate_reuse *r);  /* holds a factor, not expired */
+void rate_reuse_expire(rate_reuse *r);       /* the next solve factorises afresh */
+/* Trusted: the caller knows the null space of the next systems is the
+ * structure's (no null direction beyond it at the factor's date, no pair and
+ * no replaced field since: null(A) can then only shrink), so the iterative
+ * solve on the factor skips the peeled search of the components the
+ * structure does not certify, and the appearance index. A
+ * direction missed all the same shows as a residual above the tolerance. */
+void rate_reuse_trust(rate_reuse *r, int trusted);
+
 typedef struct {
     const datum_rate_problem *p;
-    const rate_structure *s;
+    rate_structure *s;      /* its appearance index is built when the iterative path needs it */
     const rate_matrix *a;
     const datum_rate_options *opt;
     rate_null null;
@@ -217,6 +281,7 @@ typedef struct {
     double *rc;             /* r projected on the range of A (sparse pairs) */
     double *y;              /* the gauged solution */
     const double *shift;    /* ridge * n_j on the diagonal, or NULL */
+    rate_reuse *reuse;      /* the history's kept factor, or NULL */
 } rate_sparse;
 
 int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st);
@@ -228,5 +293,12 @@ void rate_sparse_free(rate_sparse *sp);
  * no-op for a BLAS that needs nothing. DATUM_OK, or DATUM_E_NOMEM recorded
  * in ctx. */
 int rate_blas_reserve(datum_ctx *ctx, int callers);
+
+/* datum_rate_solve with A given (assembled by the caller for p's layouts,
+ * e.g. updated from an earlier date) or NULL (assembled here), the
+ * structure's unions kept by the caller (or NULL: from scratch) and a kept
+ * factor (or NULL). */
+int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
+                    rate_matrix *a, rate_unions *kept, rate_reuse *reuse, datum_rate_result **out);
 
 #endif

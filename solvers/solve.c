@@ -125,8 +125,9 @@ static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_mat
     return DATUM_OK;
 }
 
-int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
-                     datum_rate_result **out)
+int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
+                    rate_matrix *given, rate_unions *kept, rate_reuse *reuse,
+                    datum_rate_result **out)
 {
     datum_rate_options opt = options ? *options : (datum_rate_options)DATUM_RATE_OPTIONS_INIT;
     *out = NULL;
@@ -137,7 +138,7 @@ int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opt
     if (!res) return DATUM_E_NOMEM;
     datum_rate_stats *st = &res->stats;
     rate_structure s = {0};
-    rate_matrix a = {0};
+    rate_matrix own = {0}, *a = given ? given : &own;
     rate_sparse sp = {0};
     double *dense_v = NULL, *rc_all = NULL;
     if (st->pairs == 0) {
@@ -145,10 +146,12 @@ int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opt
         return DATUM_W_EMPTY;
     }
     double t0 = rate_now();
-    if ((rc = rate_structure_build(ctx, p, opt.dense_max, &s)) != DATUM_OK) goto done;
-    if ((rc = rate_matrix_assemble(ctx, p, &s, &a)) != DATUM_OK) goto done;
+    if ((rc = rate_structure_build(ctx, p, opt.dense_max, kept, &s)) != DATUM_OK) goto done;
+    if (!given && ((rc = rate_structure_index(ctx, p, &s)) != DATUM_OK ||
+                   (rc = rate_matrix_assemble(ctx, p, &s, a)) != DATUM_OK))
+        goto done;
     st->time_assemble = rate_now() - t0;
-    st->matrix_nnz = (double)a.nnz;
+    st->matrix_nnz = (double)a->nnz;
     count_structure(&s, st);
 
     dense_v = datum_calloc(ctx, p->n_pairs, sizeof *dense_v);
@@ -157,9 +160,9 @@ int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opt
         rc = DATUM_E_NOMEM;
         goto done;
     }
-    if ((rc = rate_dense_solve(ctx, p, &s, &a, opt.ridge, dense_v, rc_all, &st->null_dense)) < 0)
+    if ((rc = rate_dense_solve(ctx, p, &s, a, opt.ridge, dense_v, rc_all, &st->null_dense)) < 0)
         goto done;
-    sp = (rate_sparse){.p = p, .s = &s, .a = &a, .opt = &opt};
+    sp = (rate_sparse){.p = p, .s = &s, .a = a, .opt = &opt, .reuse = reuse};
     if ((rc = rate_sparse_solve(ctx, &sp, st)) < 0) goto done;
 
     for (uint32_t j = 0; j < p->n_pairs; j++) {
@@ -185,12 +188,12 @@ int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opt
                                  : st->path == DATUM_RATE_DIRECT ? DATUM_RATE_NULL_FACTOR
                                                                  : DATUM_RATE_NULL_SEARCH;
     st->null_total = st->null_structural - st->null_dense_structural + st->null_numeric + st->null_dense;
-    if ((rc = residuals(ctx, p, &a, opt.ridge, res->rating, rc_all, st)) != DATUM_OK) goto done;
+    if ((rc = residuals(ctx, p, a, opt.ridge, res->rating, rc_all, st)) != DATUM_OK) goto done;
     st->converged = st->range_residual <= opt.tolerance;
     rc = st->converged ? DATUM_OK : DATUM_W_INACCURATE;
 done:
     rate_sparse_free(&sp);
-    rate_matrix_free(&a);
+    rate_matrix_free(&own);
     rate_structure_free(&s);
     datum_free(dense_v);
     datum_free(rc_all);
@@ -200,4 +203,10 @@ done:
     }
     *out = res;
     return rc;
+}
+
+int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
+                     datum_rate_result **out)
+{
+    return rate_solve_with(ctx, p, options, NULL, NULL, NULL, out);
 }

@@ -23,6 +23,64 @@
 #include <omp.h>
 #include <string.h>
 
+/* A direct factor kept from one solve to the next (the history). */
+struct rate_reuse {
+    cholmod_common cm;
+    cholmod_factor *L;      /* of the gauged A of an earlier date, pins as identity rows */
+    int32_t *index;         /* per pair: its position in L, -1 if none */
+    uint8_t *pin;           /* per position: a pin of that date */
+    uint32_t n_pairs;
+    cholmod_dense *B, *X, *Y, *E; /* solve workspace */
+    int stale;              /* the next solve factorises afresh */
+    int trusted;            /* skip the search for null directions (rate_reuse_trust) */
+};
+
+int rate_reuse_create(datum_ctx *ctx, uint32_t n_pairs, rate_reuse **out)
+{
+    rate_reuse *r = datum_calloc(ctx, 1, sizeof *r);
+    if (!r) return DATUM_E_NOMEM;
+    rate_cm_start(&r->cm);
+    r->n_pairs = n_pairs;
+    *out = r;
+    return DATUM_OK;
+}
+
+static void reuse_drop(rate_reuse *r)
+{
+    cholmod_l_free_factor(&r->L, &r->cm);
+    cholmod_l_free_dense(&r->B, &r->cm);
+    cholmod_l_free_dense(&r->X, &r->cm);
+    cholmod_l_free_dense(&r->Y, &r->cm);
+    cholmod_l_free_dense(&r->E, &r->cm);
+    datum_free(r->index);
+    datum_free(r->pin);
+    r->index = NULL;
+    r->pin = NULL;
+}
+
+void rate_reuse_free(rate_reuse **r)
+{
+    if (!r || !*r) return;
+    reuse_drop(*r);
+    cholmod_l_finish(&(*r)->cm);
+    datum_free(*r);
+    *r = NULL;
+}
+
+int rate_reuse_ready(const rate_reuse *r) { return r && r->L && !r->stale; }
+void rate_reuse_expire(rate_reuse *r)
+{
+    if (r) r->stale = 1;
+}
+
+void rate_reuse_trust(rate_reuse *r, int trusted)
+{
+    if (r) r->trusted = trusted;
+}
+
+/* A solve on the kept factor that needs no appearance index, no peeling. */
+static int reuse_trusted(const rate_reuse *r) { return rate_reuse_ready(r) && r->trusted; }
+
 /* The operator of the system solved, on global vectors whose inactive
  * entries are 0. */
 typedef struct {
@@ -276,7 +334,8 @@ typedef struct {
     uint32_t n_blocks;
     pblock *blocks;
     uint32_t *pairs;        /* every block's pairs, block after block */
-    double *inv_diag;       /* plain Jacobi (block size 1) */
+    double *inv_diag;       /* plain Jacobi (block size 1), or the pairs outside `reuse` */
+    rate_reuse *reuse;      /* a factor of an earlier date (the history), or NULL */
     cholmod_common *cms;    /* one per thread */
     int threads;
     /* The coarse space: one unknown per block (the sum over its pairs). */
@@ -599,8 +658,12 @@ static int precond_build(datum_ctx *ctx, rate_sparse *sp, const numbering *nb,
         if (!(local[t] = datum_malloc(ctx, n, sizeof **local))) rc = DATUM_E_NOMEM;
         else memset(local[t], 0xff, n * sizeof **local); /* -1 */
     }
-    if (rc == DATUM_OK) rc = search_peeled(ctx, sp, nb, pc, local, st);
-    if (rc == DATUM_OK && sp->opt->block_size <= 1) {
+    if (rc == DATUM_OK && !reuse_trusted(sp->reuse)) rc = search_peeled(ctx, sp, nb, pc, local, st);
+    if (rc == DATUM_OK && rate_reuse_ready(sp->reuse)) { /* an earlier date's factor */
+        st->blocks = 1;
+        pc->reuse = sp->reuse;
+        rc = jacobi_build(ctx, sp, pc);
+    } else if (rc == DATUM_OK && sp->opt->block_size <= 1) {
         st->blocks = nb->n;
         rc = jacobi_build(ctx, sp, pc);
     } else if (rc == DATUM_OK) {
@@ -665,11 +728,38 @@ static int coarse_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
     return DATUM_OK;
 }
 
+/* z = M^-1 r with an earlier date's factor: its solve on the pairs it holds
+ * unpinned (a principal block of an SPD inverse), Jacobi on the others
+ * (pairs new since, or pinned then): SPD. */
+static int reuse_apply(datum_ctx *ctx, const precond *pc, const uint8_t *active, uint32_t n,
+                       const double *r, double *z)
+{
+    rate_reuse *u = pc->reuse;
+    size_t m = u->L->n;
+    if (!u->B && !(u->B = cholmod_l_zeros(m, 1, CHOLMOD_REAL, &u->cm)))
+        return rate_cm_check(ctx, &u->cm, "allocating a right-hand side");
+    double *bx = u->B->x;
+    memset(bx, 0, m * sizeof *bx);
+    for (uint32_t j = 0; j < n; j++) {
+        int32_t k = u->index[j];
+        if (active[j] && k >= 0 && !u->pin[k]) bx[k] = r[j];
+    }
+    if (!cholmod_l_solve2(CHOLMOD_A, u->L, u->B, NULL, &u->X, NULL, &u->Y, &u->E, &u->cm))
+        return rate_cm_check(ctx, &u->cm, "applying the earlier factor");
+    const double *xx = u->X->x;
+    for (uint32_t j = 0; j < n; j++) {
+        int32_t k = u->index[j];
+        z[j] = !active[j] ? 0 : k >= 0 && !u->pin[k] ? xx[k] : pc->inv_diag[j] * r[j];
+    }
+    return DATUM_OK;
+}
+
 /* z = M^-1 r (inactive entries 0). DATUM_OK, or the failure of CHOLMOD in
  * the first block (in block order) that failed, recorded in ctx. */
 static int precond_apply(datum_ctx *ctx, const precond *pc, const uint8_t *active, uint32_t n,
                          const double *r, double *z)
 {
+    if (pc->reuse) return reuse_apply(ctx, pc, active, n, r, z);
     if (pc->inv_diag) {
         for (uint32_t j = 0; j < n; j++) z[j] = active[j] ? pc->inv_diag[j] * r[j] : 0;
         return DATUM_OK;
@@ -879,6 +969,26 @@ static int auto_trial(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, cons
     return rc;
 }
 
+/* Keeps the direct path's factor *L (taken: *L becomes NULL) for the next
+ * dates, with the numbering and the pins it was made with. */
+static int reuse_keep(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, cholmod_factor **L)
+{
+    rate_reuse *u = sp->reuse;
+    reuse_drop(u);
+    u->index = datum_malloc(ctx, u->n_pairs ? u->n_pairs : 1, sizeof *u->index);
+    u->pin = datum_malloc(ctx, nb->n ? nb->n : 1, 1);
+    if (!u->index || !u->pin) {
+        reuse_drop(u);
+        return DATUM_E_NOMEM;
+    }
+    memcpy(u->index, nb->index, u->n_pairs * sizeof *u->index);
+    for (uint32_t k = 0; k < nb->n; k++) u->pin[k] = sp->pinned[nb->pair_of[k]];
+    u->L = *L;
+    *L = NULL;
+    u->stale = 0;
+    return DATUM_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 
 int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
@@ -920,16 +1030,25 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     if (nb.n > 0 && (rc = datum_start_threads(ctx, CHOLMOD_OMP_NUM_THREADS)) != DATUM_OK) goto done;
     operator op = {sp->a, sp->active, shift};
     datum_rate_solver path = opt->solver;
-    int block_size = opt->block_size;
+    int block_size = opt->block_size, max_iterations = opt->max_iterations;
+    if (shift) sp->reuse = NULL; /* the history keeps no factor of a ridge system */
+    /* The history's kept factor (--solver auto): conjugate gradients
+     * preconditioned by it, no trial; a slow start means it no longer serves,
+     * so they give up early (the history then solves the date afresh). */
+    if (path == DATUM_RATE_AUTO && rate_reuse_ready(sp->reuse)) {
+        path = DATUM_RATE_ITERATIVE;
+        if (max_iterations > RATE_REUSE_MAX_ITERATIONS) max_iterations = RATE_REUSE_MAX_ITERATIONS;
+    }
     st->path = path == DATUM_RATE_ITERATIVE ? path : DATUM_RATE_DIRECT;
     st->null_complete = 1;
     if (nb.n == 0) { /* nothing sparse */
         rate_null_remove(&sp->null, 0, sp->rc);
         goto done;
     }
-    if (path == DATUM_RATE_AUTO) {
+    if (path == DATUM_RATE_AUTO) { /* the trial's peeled search needs the index */
         int finished = 0;
-        rc = auto_trial(ctx, sp, &nb, &op, st, &finished);
+        rc = rate_structure_index(ctx, sp->p, sp->s);
+        if (rc == DATUM_OK) rc = auto_trial(ctx, sp, &nb, &op, st, &finished);
         if (rc == DATUM_OK && finished) {
             st->path = DATUM_RATE_ITERATIVE;
             st->null_complete = st->searched_components == 0;
@@ -949,6 +1068,9 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
             static const int kOrdering[] = {0, CHOLMOD_AMD, CHOLMOD_METIS, CHOLMOD_NESDIS};
             cm.nmethods = 1;
             cm.method[0].ordering = kOrdering[opt->ordering];
+        } else if (sp->reuse) { /* a history's factor: AMD alone, METIS's try costs more than it saves */
+            cm.nmethods = 1;
+            cm.method[0].ordering = CHOLMOD_AMD;
         }
         L = cholmod_l_analyze(M, &cm);
         if ((rc = rate_cm_check(ctx, &cm, "analysing")) != DATUM_OK) goto done;
@@ -977,9 +1099,14 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     }
     st->path = path;
     st->null_complete = path == DATUM_RATE_DIRECT || st->searched_components == 0;
-    rc = path == DATUM_RATE_DIRECT
-             ? direct(ctx, sp, M, L, &nb, &op, st, &cm)
-             : iterative(ctx, sp, &nb, &op, block_size, opt->max_iterations, NULL, NULL, st);
+    if (path == DATUM_RATE_DIRECT) {
+        rc = direct(ctx, sp, M, L, &nb, &op, st, &cm);
+        if (rc == DATUM_OK && sp->reuse && opt->solver == DATUM_RATE_AUTO)
+            rc = reuse_keep(ctx, sp, &nb, &L);
+    } else if (reuse_trusted(sp->reuse) || /* else peeling and the blocks need the index */
+               (rc = rate_structure_index(ctx, sp->p, sp->s)) == DATUM_OK) {
+        rc = iterative(ctx, sp, &nb, &op, block_size, max_iterations, NULL, NULL, st);
+    }
 solved:
     if (rc == DATUM_OK && !shift) rate_null_remove(&sp->null, 1, sp->y);
 done:

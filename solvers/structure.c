@@ -53,13 +53,24 @@ static uint32_t number_roots(uint32_t *parent, uint32_t n, const uint8_t *keep, 
     return count;
 }
 
+/* The layout of every table (the certificate, peeling and the assembly read
+ * it); kept if built. */
+static int build_table_layouts(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
+{
+    if (s->t_layout) return DATUM_OK;
+    s->t_layout = datum_malloc(ctx, p->n_tables, sizeof *s->t_layout);
+    if (!s->t_layout) return DATUM_E_NOMEM;
+    for (size_t l = 0; l < p->n_layouts; l++)
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) s->t_layout[t] = (uint32_t)l;
+    return DATUM_OK;
+}
+
 static int build_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
 {
     size_t nt = p->n_tables;
     s->app_off = datum_calloc(ctx, (size_t)s->n + 1, sizeof *s->app_off);
     s->app_table = datum_malloc(ctx, 2 * nt, sizeof *s->app_table);
-    s->t_layout = datum_malloc(ctx, nt, sizeof *s->t_layout);
-    if (!s->app_off || !s->app_table || !s->t_layout) return DATUM_E_NOMEM;
+    if (!s->app_off || !s->app_table) return DATUM_E_NOMEM;
     for (size_t t = 0; t < nt; t++) {
         s->app_off[p->t_ns[t] + 1]++;
         s->app_off[p->t_ew[t] + 1]++;
@@ -73,42 +84,68 @@ static int build_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structu
         s->app_table[next[p->t_ew[t]]++] = (uint32_t)t;
     }
     datum_free(next);
-    for (size_t l = 0; l < p->n_layouts; l++)
-        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) s->t_layout[t] = (uint32_t)l;
-    return DATUM_OK;
+    return build_table_layouts(ctx, p, s);
 }
 
-/* Components of A (pairs sharing a field) and of the opponent graph. */
-static int build_components(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s,
-                            const uint8_t *rated)
+void rate_unions_free(rate_unions *u)
 {
-    uint32_t *fa = identity(ctx, s->n), *fo = identity(ctx, s->n);
-    int rc = DATUM_E_NOMEM;
-    s->acomp = datum_malloc(ctx, s->n, sizeof *s->acomp);
-    s->ocomp = datum_malloc(ctx, s->n, sizeof *s->ocomp);
-    s->sign = datum_calloc(ctx, s->n, sizeof *s->sign);
-    if (!fa || !fo || !s->acomp || !s->ocomp || !s->sign) goto done;
-    uint8_t *seen = (uint8_t *)s->sign; /* bit 1: NS, bit 2: EW; turned into the sign below */
-    for (size_t l = 0; l < p->n_layouts; l++) {
+    datum_free(u->fa);
+    datum_free(u->fo);
+    datum_free(u->seen);
+    memset(u, 0, sizeof *u);
+}
+
+int rate_unions_init(datum_ctx *ctx, uint32_t n, rate_unions *u)
+{
+    memset(u, 0, sizeof *u);
+    u->n = n;
+    u->fa = identity(ctx, n);
+    u->fo = identity(ctx, n);
+    u->seen = datum_calloc(ctx, n ? n : 1, 1);
+    if (u->fa && u->fo && u->seen) return DATUM_OK;
+    rate_unions_free(u);
+    return DATUM_E_NOMEM;
+}
+
+/* Unites the pairs of p's layouts not seen yet by u. */
+static void unite_layouts(const datum_rate_problem *p, rate_unions *u)
+{
+    for (size_t l = u->layouts_done; l < p->n_layouts; l++) {
         uint32_t first = (uint32_t)p->t_ns[p->lay_off[l]];
         for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
             uint32_t ns = (uint32_t)p->t_ns[t], ew = (uint32_t)p->t_ew[t];
-            unite(fa, first, ns);
-            unite(fa, first, ew);
-            unite(fo, ns, ew);
-            seen[ns] |= 1;
-            seen[ew] |= 2;
+            unite(u->fa, first, ns);
+            unite(u->fa, first, ew);
+            unite(u->fo, ns, ew);
+            u->seen[ns] |= 1; /* bit 1: NS, bit 2: EW */
+            u->seen[ew] |= 2;
         }
     }
+    u->layouts_done = p->n_layouts;
+}
+
+/* Components of A (pairs sharing a field) and of the opponent graph, from
+ * the unions kept in `kept` (brought up to date) or from scratch. */
+static int build_components(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s,
+                            const uint8_t *rated, rate_unions *kept)
+{
+    rate_unions fresh = {0};
+    rate_unions *u = kept ? kept : &fresh;
+    int rc = kept ? DATUM_OK : rate_unions_init(ctx, s->n, &fresh);
+    s->acomp = datum_malloc(ctx, s->n, sizeof *s->acomp);
+    s->ocomp = datum_malloc(ctx, s->n, sizeof *s->ocomp);
+    s->sign = datum_calloc(ctx, s->n, sizeof *s->sign);
+    if (rc != DATUM_OK || !s->acomp || !s->ocomp || !s->sign) {
+        rate_unions_free(&fresh);
+        return DATUM_E_NOMEM;
+    }
+    unite_layouts(p, u);
     for (uint32_t j = 0; j < s->n; j++)
-        s->sign[j] = seen[j] == 1 ? 1 : seen[j] == 2 ? -1 : 0;
-    s->n_acomp = number_roots(fa, s->n, rated, s->acomp);
-    s->n_ocomp = number_roots(fo, s->n, rated, s->ocomp);
-    rc = DATUM_OK;
-done:
-    datum_free(fa);
-    datum_free(fo);
-    return rc;
+        s->sign[j] = u->seen[j] == 1 ? 1 : u->seen[j] == 2 ? -1 : 0;
+    s->n_acomp = number_roots(u->fa, s->n, rated, s->acomp);
+    s->n_ocomp = number_roots(u->fo, s->n, rated, s->ocomp);
+    rate_unions_free(&fresh);
+    return DATUM_OK;
 }
 
 /* Fixed-direction components and their groups: fixed components that share
@@ -127,7 +164,9 @@ static int build_groups(datum_ctx *ctx, const datum_rate_problem *p, rate_struct
     memset(s->ofixed, 1, no);
     for (uint32_t j = 0; j < s->n; j++)
         if (rated[j] && s->sign[j] == 0) s->ofixed[s->ocomp[j]] = 0;
-    for (size_t l = 0; l < p->n_layouts; l++) {
+    int any_fixed = 0;
+    for (uint32_t c = 0; c < no; c++) any_fixed |= s->ofixed[c];
+    for (size_t l = 0; any_fixed && l < p->n_layouts; l++) { /* none fixed: no group */
         int32_t first = -1, mixed = 0;
         for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
             int32_t c = s->ocomp[p->t_ns[t]];
@@ -186,8 +225,13 @@ static int build_pins(datum_ctx *ctx, const datum_rate_problem *p, rate_structur
     return DATUM_OK;
 }
 
+int rate_structure_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
+{
+    return s->app_off ? DATUM_OK : build_index(ctx, p, s);
+}
+
 int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
-                         rate_structure *s)
+                         rate_unions *kept, rate_structure *s)
 {
     memset(s, 0, sizeof *s);
     s->n = p->n_pairs;
@@ -195,9 +239,8 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
     int rc = rated ? DATUM_OK : DATUM_E_NOMEM;
     if (rc == DATUM_OK) {
         for (uint32_t j = 0; j < s->n; j++) rated[j] = p->n[j] > 0;
-        rc = build_index(ctx, p, s);
+        rc = build_components(ctx, p, s, rated, kept);
     }
-    if (rc == DATUM_OK) rc = build_components(ctx, p, s, rated);
     if (rc == DATUM_OK) rc = build_groups(ctx, p, s, rated);
     if (rc == DATUM_OK) {
         s->acomp_size = datum_calloc(ctx, s->n_acomp, sizeof *s->acomp_size);
@@ -211,6 +254,7 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
             s->acomp_dense[c] = s->acomp_size[c] <= (uint32_t)(dense_max > 0 ? dense_max : 0);
         rc = build_pins(ctx, p, s);
     }
+    if (rc == DATUM_OK) rc = build_table_layouts(ctx, p, s);
     if (rc == DATUM_OK) rc = rate_structure_certify(ctx, p, s);
     datum_free(rated);
     if (rc != DATUM_OK) rate_structure_free(s);

@@ -123,9 +123,10 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
     datum_ctx *ctx = o->ctx;
     size_t len = strlen(group) + strlen(name) + 2;
     int rc = DATUM_OK;
-    if (strcmp(group, "fields") && strcmp(group, "results") && strcmp(group, "pairs"))
+    if (strcmp(group, "fields") && strcmp(group, "results") && strcmp(group, "pairs") &&
+        strcmp(group, "history"))
         return datum_ctx_fail(ctx, DATUM_E_ARG,
-                              "output group \"%s\" is not fields, results or pairs", group);
+                              "output group \"%s\" is not fields, results, pairs or history", group);
     if (name[0] == '\0' || strchr(name, '/'))
         return datum_ctx_fail(ctx, DATUM_E_ARG, "bad output column name \"%s\"", name);
     if (datum_reserve(ctx, &o->col, &o->cols_cap, o->n_cols + 1, sizeof *o->col) != DATUM_OK)

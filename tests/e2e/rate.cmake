@@ -4,3 +4,7 @@
 add_test(NAME e2e_rate
          COMMAND ${DATUM_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_rate.py --datum $<TARGET_FILE:datum>)
 set_tests_properties(e2e_rate PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600)
+# The rating history (`datum rate --every`) against separate runs at each of its dates.
+add_test(NAME e2e_rate_history
+         COMMAND ${DATUM_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_rate_history.py --datum $<TARGET_FILE:datum>)
+set_tests_properties(e2e_rate_history PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 900)

@@ -286,7 +286,7 @@ static void test_errors(void **state)
     assert_int_equal(
         datum_output_create(g_ctx, "out.h5", g_archive, "cmd", NULL, NULL, 0, NULL, &o), DATUM_OK);
     assert_failure(g_ctx, datum_output_add_column(o, "teams", "x", 1, ""), DATUM_E_ARG,
-                   "output group \"teams\" is not fields, results or pairs");
+                   "output group \"teams\" is not fields, results, pairs or history");
     assert_failure(g_ctx, datum_output_add_column(o, "fields", "a/b", 1, ""), DATUM_E_ARG,
                    "bad output column name \"a/b\"");
     assert_failure(g_ctx, datum_output_add_column(o, "fields", "board", 2, ""), DATUM_E_ARG,

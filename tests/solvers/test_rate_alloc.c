@@ -1,9 +1,12 @@
 /* test_rate_alloc.c - a rating run (problem, chunks, solve, prediction) with
  * each of its allocations refused in turn, on the dense, direct and iterative
- * paths: every refusal returns DATUM_E_NOMEM "out of memory", recorded, and
+ * paths, and a monthly rating history (dates, chunks, every date solved on a
+ * kept factor or afresh): every refusal returns DATUM_E_NOMEM "out of memory", recorded, and
  * leaks nothing (alloc_loop.h). */
 #include "alloc_loop.h"
 #include "rate_test_util.h"
+
+#include "datum_alloc.h"
 
 #include <string.h>
 
@@ -77,10 +80,55 @@ static void test_rate_paths(void **state)
     tarch_free(&a);
 }
 
+/* A monthly history of the archive, every date solved; *user receives the
+ * number of dates with a rated pair (the run that refused nothing). */
+static int history_scenario(datum_ctx *ctx, void *user)
+{
+    const tarch *a = ((const void **)user)[0];
+    size_t *rated = ((void **)user)[1];
+    datum_method m;
+    datum_method_init(&m, "mean");
+    datum_rate_options opt = DATUM_RATE_OPTIONS_INIT;
+    opt.dense_max = 0;
+    datum_rate_chunk c = tarch_chunk(a);
+    datum_rate_history *h = NULL;
+    datum_rate_result *r = NULL;
+    int32_t *dates = NULL;
+    size_t n = 0;
+    *rated = 0;
+    int rc = datum_rate_history_dates(ctx, DATUM_RATE_EVERY_MONTH, a->date[0], a->date[a->n_rows - 1],
+                                      &dates, &n);
+    if (rc >= 0) rc = datum_rate_history_create(ctx, a->n_pairs, INT32_MIN, 60, dates, n, &h);
+    if (rc >= 0) rc = datum_rate_history_add(ctx, h, &m, &c);
+    for (size_t k = 0; rc >= 0 && k < n; k++) {
+        rc = datum_rate_history_solve(ctx, h, k, &opt, &r);
+        if (rc >= 0 && r->stats.pairs > 0) ++*rated;
+        datum_rate_result_free(&r);
+    }
+    datum_rate_history_free(&h);
+    datum_free(dates);
+    return rc;
+}
+
+static void test_history(void **state)
+{
+    (void)state;
+    test_rng rng = test_rng_seeded("test_history", 9);
+    tarch a;
+    tarch_init(&a, 30);
+    tarch_random(&a, &rng, 30, 40, NULL); /* about 4 months */
+    size_t rated = 0;
+    const void *user[] = {&a, &rated};
+    alloc_loop_run(history_scenario, (void *)user, 1, NULL);
+    assert_true(rated >= 3);
+    tarch_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rate_paths),
+        cmocka_unit_test(test_history),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
