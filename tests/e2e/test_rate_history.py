@@ -20,25 +20,12 @@ import csv
 import datetime
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 
-class Run:
-    def __init__(self, datum, tmp):
-        self.datum, self.tmp = datum, tmp
-
-    def __call__(self, *args, expect=0):
-        p = subprocess.run([self.datum, *map(str, args)], capture_output=True, text=True,
-                           stdin=subprocess.DEVNULL, timeout=600)
-        if p.returncode != expect:
-            raise AssertionError(f"datum {' '.join(map(str, args))} exited {p.returncode}, "
-                                 f"expected {expect}:\n{p.stdout}{p.stderr}")
-        return p
-
-    def path(self, name):
-        return os.path.join(self.tmp, name)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_rate import Run  # noqa: E402  (datum's runner, shared with test_rate.py)
 
 
 def read_history(path):
