@@ -559,10 +559,11 @@ static int flush_game(pbn_file *f, pbn_game *g)
 #define CELL(k) (at[k] >= 0 ? cell[at[k]] : NULL)
         const char *ns = cell[at[C_NS]], *ew = cell[at[C_EW]];
         int32_t table = (int32_t)(i + 1), score;
-        if (at[C_TABLE] >= 0 && !parse_int(cell[at[C_TABLE]], 0, INT32_MAX, &table))
-            return pbn_fail(f, line, "column Table: \"%.40s\" is not a table number",
-                            cell[at[C_TABLE]]);
-        if (is_sitout(ns, ew, CELL(C_SCORE_NS), CELL(C_SCORE_EW), CELL(C_CONTRACT))) {
+        int sitout = is_sitout(ns, ew, CELL(C_SCORE_NS), CELL(C_SCORE_EW), CELL(C_CONTRACT));
+        const char *tc = CELL(C_TABLE); /* a pair sitting out may be at no table */
+        if (tc && !(sitout && is_unknown(tc)) && !parse_int(tc, 0, INT32_MAX, &table))
+            return pbn_fail(f, line, "column Table: \"%.40s\" is not a table number", tc);
+        if (sitout) {
             f->n_sitouts++;
             continue;
         }

@@ -262,7 +262,7 @@ static void test_single_games(void **state)
     " 2  3  4 4S  N  9     - 9 0.5 3.5 12.5 87.5\n"                                                \
     " 3  7  -  -  -  -     - - -   -    -    -\n"                                                  \
     " 4  5  6 3NT S  9   400 9 2   2   \"\"   50\n"                                                \
-    " 5  -  8  -  -  -     - - -   -    -    -\n"                                                  \
+    " -  -  8  -  -  -     - - -   -    -    -\n"                                                  \
     " 6  9  - A+  -  -     - - -   -    -    -\n"                                                  \
     "\n[Board \"2\"]\n[Vulnerable \"None\"]\n[Scoring \"IMP;Butler\"]\n"                           \
     "[ScoreTable \"PairId_NS;PairId_EW;Score_NS;IMP_NS;IMP_EW\"]\n"                                \
