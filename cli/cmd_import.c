@@ -12,7 +12,8 @@ static const char kHelp[] =
     "\n"
     "Reads bridge results (one row per table result, formats in docs/cli.md) and\n"
     "writes a new archive. Every row is checked; the first bad row stops the\n"
-    "import with FILE:LINE: column NAME and no archive is written.\n"
+    "import with FILE:LINE: column NAME and no archive is written. A sit-out row\n"
+    "(a pair without an opponent, no result) is skipped, and counted on stderr.\n"
     "\n"
     "  -o ARCHIVE.h5       the archive to write (replaced only on success)\n"
     "  --no-compress       store the columns uncompressed (faster to read)\n"
@@ -38,7 +39,9 @@ static const char kHelp[] =
     "  datum import --format pbn HANDS.pbn [MORE.pbn ...] -o ARCHIVE.h5 [--strict]\n"
     "\n"
     "  --format pbn        PBN 2.1 [ScoreTable]s; missing scores are computed from\n"
-    "                      Contract, Declarer, Result and the vulnerability\n"
+    "                      Contract, Declarer, Result and the vulnerability; the\n"
+    "                      published IMP_NS, MP_NS, Percentage_NS (and EW) are kept,\n"
+    "                      for datum score/cross --compare-published\n"
     "  --strict            an impossible score is an error (default: a warning\n"
     "                      on stderr, FILE:LINE, and the import goes on)\n";
 
@@ -150,6 +153,7 @@ int cmd_import(int argc, char **argv)
 
     datum_ctx *ctx;
     if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
+    datum_ctx_set_warning(ctx, print_warning, NULL); /* the sit-outs skipped */
     int rc = is_usebio ? datum_import_usebio(ctx, positional, (size_t)p.n_positional, out, &wo)
                        : datum_import_csv(ctx, positional, (size_t)p.n_positional, out, &wo);
     int status = EXIT_OK;

@@ -111,8 +111,10 @@ static int describe(datum_ctx *ctx, const char *path)
     printf("pairs      %u\n", info.n_pairs);
     if (info.has_truth) printf("truth      the true strength of every pair (generated)\n");
     if (info.has_published)
-        printf("published  the points the scoring program published per result (USEBIO; "
+        printf("published  the points the scoring program published per result (USEBIO, PBN; "
                "datum score/cross --compare-published)\n");
+    if (info.has_published_percent)
+        printf("published  the percentages the scoring program published per result (PBN)\n");
     print_histogram("tables per field", hist);
     if (info.has_teams) {
         printf("teams      %u\n", info.n_teams);

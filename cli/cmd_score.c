@@ -75,9 +75,9 @@ done:
 /* --compare-published, for score (ns_imps) and cross (ns_avg). */
 #define COMPARE_PUBLISHED_HELP(figure)                                                             \
     "  --compare-published   compare every " figure " (and East-West's) with the\n"               \
-    "                        figures the scoring program published (a USEBIO\n"                 \
-    "                        import): the count that agree and the first that do\n"            \
-    "                        not, on stderr; --results gets a published_ns column\n"
+    "                        figures the scoring program published (a USEBIO or\n"              \
+    "                        PBN import): the count that agree and the first that\n"           \
+    "                        do not, on stderr; --results gets a published_ns column\n"
 
 static const char kScoreHelp[] =
     "usage: datum score ARCHIVE.h5 --datum RULE [options]\n"

@@ -41,12 +41,20 @@ typedef struct {
  * repeated (event, section, board, table), a pair twice in one field,
  * ns_pair == ew_pair, missing header column). The archive is written to a
  * temporary file in the same directory and renamed over out_path only on
- * success: on failure nothing is left behind. */
+ * success: on failure nothing is left behind.
+ *
+ * Sit-outs (all three importers; docs/cli.md "Sit-outs"): a row that names
+ * one pair and no opponent, and holds no result, is skipped, never refused
+ * and never scored. When an import that succeeds skipped some, it issues one
+ * warning through the context, "skipped N sit-out rows (...)" (datum_ctx_warn:
+ * passed to the callback of datum_ctx_set_warning, counted in
+ * datum_ctx_warnings); the return code stays DATUM_OK. A row without an
+ * opponent that has a result is refused as a missing pair. */
 int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
                      const char *out_path, const datum_write_options *opt);
 
 /* Imports USEBIO 1.2 XML files (docs/cli.md "USEBIO") into a new archive at
- * out_path, with the checks and the all-or-nothing writing of
+ * out_path, with the checks, the all-or-nothing writing and the sit-outs of
  * datum_import_csv. The points the scoring program published per line
  * (NS/EW_*_POINTS) go into the archive's published columns (has_published;
  * docs/archive-format.md) when any line has some. Errors: DATUM_E_IO
@@ -67,8 +75,8 @@ typedef struct {
 #define DATUM_PBN_OPTIONS_INIT {0, 0}
 
 /* Imports the [ScoreTable]s of PBN 2.1 files (docs/cli.md "PBN import")
- * into a new archive at out_path, through the same sorting and checks as
- * datum_import_csv. A row's NS score is its Score_NS cell (or the negated
+ * into a new archive at out_path, through the same sorting, checks and
+ * sit-outs as datum_import_csv. A row's NS score is its Score_NS cell (or the negated
  * Score_EW), else computed from Contract, Declarer and Result at the board's
  * vulnerability ([Vulnerable], else the board number). A given score that no
  * contract can give at that vulnerability, or that disagrees with the row's
@@ -77,8 +85,12 @@ typedef struct {
  * counted in datum_ctx_warnings), or with po->strict the error DATUM_E_INPUT
  * (po may be NULL: defaults). Malformed PBN, including a [Date] that is not a
  * day of the calendar: DATUM_E_INPUT "FILE:LINE: ...", nothing written.
- * Returns DATUM_OK, DATUM_W_SCORE (archive written, at least one warning in
- * this import), or a negative code recorded in ctx. */
+ * The figures the table publishes (IMP_NS/IMP_EW or MP_NS/MP_EW, and
+ * Percentage_NS/Percentage_EW) go into the archive's published columns
+ * (has_published, has_published_percent) when any row has some; one that is
+ * not a number is DATUM_E_INPUT "FILE:LINE: column MP_NS: ...".
+ * Returns DATUM_OK, DATUM_W_SCORE (archive written, at least one suspect
+ * score warned about in this import), or a negative code recorded in ctx. */
 int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                      const char *out_path, datum_pbn_options *po, const datum_write_options *opt);
 
@@ -104,7 +116,8 @@ typedef struct {
     uint32_t n_teams, n_matches;   /* dictionary sizes (0 without teams) */
     int has_truth;                 /* generated archive: true pair strengths stored */
     int format_version;
-    int has_published;             /* published_ns, published_ew, published_method (USEBIO) */
+    int has_published;             /* published_ns, published_ew, published_method (USEBIO, PBN) */
+    int has_published_percent;     /* published_ns_percent, published_ew_percent (PBN) */
 } datum_archive_info;
 
 void datum_archive_get_info(const datum_archive *a, datum_archive_info *info);
@@ -140,11 +153,16 @@ enum {
     DATUM_COL_PUBLISHED_EW = 1u << 10,
     DATUM_COL_PUBLISHED_METHOD = 1u << 11,
     DATUM_COL_PUBLISHED = 0xe00, /* the three */
-    DATUM_COL_ALL = 0xfff
+    /* The percentages published beside them (has_published_percent archives
+     * only). */
+    DATUM_COL_PUBLISHED_NS_PERCENT = 1u << 12,
+    DATUM_COL_PUBLISHED_EW_PERCENT = 1u << 13,
+    DATUM_COL_ALL = 0x3fff
 };
 
 /* What published figures are (/results/published_method), read from the
- * USEBIO element name (NS_BUTLER_POINTS) or else the EVENT_TYPE. */
+ * USEBIO element name (NS_BUTLER_POINTS) or else the EVENT_TYPE, or from the
+ * PBN column (IMP_NS, MP_NS) and the game's [Scoring]. */
 typedef enum {
     DATUM_PUBLISHED_NONE = 0,       /* the line has no published figure */
     DATUM_PUBLISHED_BUTLER = 1,     /* Butler IMPs */
@@ -182,6 +200,9 @@ typedef struct {
      * datum_published_method; NULL when not asked for or absent. */
     const double *published_ns, *published_ew;
     const uint8_t *published_method;
+    /* Published percentages, NaN where the line has none; NULL when not asked
+     * for or absent. */
+    const double *published_ns_percent, *published_ew_percent;
 } datum_chunk;
 
 typedef struct datum_chunk_reader datum_chunk_reader;
@@ -225,10 +246,12 @@ typedef struct {
     int32_t min_score, max_score; /* within -1,000,000..1,000,000 */
     int32_t min_date, max_date;   /* days since 1970-01-01 */
     int has_published;            /* /results/published_ns, published_ew, published_method */
+    int has_published_percent;    /* /results/published_ns_percent, published_ew_percent */
 } datum_archive_plan;
 
 #define DATUM_ARCHIVE_PLAN_INIT                                                                    \
-    {0, 0, INT64_MAX, INT64_MAX, INT32_MAX, INT32_MAX, -1000000, 1000000, INT32_MIN, INT32_MAX, 0}
+    {0, 0, INT64_MAX, INT64_MAX, INT32_MAX, INT32_MAX, -1000000, 1000000, INT32_MIN, INT32_MAX, 0,   \
+     0}
 
 typedef struct datum_archive_writer datum_archive_writer;
 
@@ -252,7 +275,8 @@ int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const c
  * field_section, field_board; per row table, ns_pair, ew_pair, ns_score, date,
  * and adjusted (NULL: all real), ns_team, ew_team, match (NULL: no teams
  * result in the chunk), published_ns, published_ew, published_method (all
- * three or none; NULL: nothing published in the chunk). first_field,
+ * three or none; NULL: nothing published in the chunk), published_ns_percent,
+ * published_ew_percent (both or none; NULL: no percentage). first_field,
  * first_row and field_date are ignored:
  * a field's date is the latest of its rows'.
  * The archive's rules are checked, and a chunk that breaks one is refused

@@ -1,6 +1,6 @@
 /* published.c - datum's North-South and East-West figures of every line
- * against the ones the scoring program published (USEBIO imports keep them
- * in the archive). */
+ * against the ones the scoring program published (USEBIO and PBN imports
+ * keep them in the archive). */
 #include "datum_alloc.h"
 #include "datum_jobs.h"
 
@@ -28,7 +28,8 @@ int datum_published_create(datum_ctx *ctx, const datum_archive *a, const char *p
     if (!info.has_published)
         return datum_ctx_fail(ctx, DATUM_E_INPUT,
                               "%s: no published figures to compare with (only a USEBIO import "
-                              "whose lines have NS/EW_*_POINTS has them)",
+                              "whose lines have NS/EW_*_POINTS, or a PBN import whose tables "
+                              "have IMP_NS or MP_NS, has them)",
                               path);
     datum_published *p = datum_calloc(ctx, 1, sizeof *p);
     if (!p) return DATUM_E_NOMEM;

@@ -36,7 +36,8 @@ static int read_summary(datum_ctx *ctx, datum_archive *a)
         v[IO_A_FIRST_DATE] > INT32_MAX || v[IO_A_LAST_DATE] < INT32_MIN || v[IO_A_LAST_DATE] > INT32_MAX ||
         (v[IO_A_HAS_ADJUSTED] != 0 && v[IO_A_HAS_ADJUSTED] != 1) ||
         (v[IO_A_HAS_TEAMS] != 0 && v[IO_A_HAS_TEAMS] != 1) ||
-        (v[IO_A_HAS_PUBLISHED] != 0 && v[IO_A_HAS_PUBLISHED] != 1))
+        (v[IO_A_HAS_PUBLISHED] != 0 && v[IO_A_HAS_PUBLISHED] != 1) ||
+        (v[IO_A_HAS_PUBLISHED_PERCENT] != 0 && v[IO_A_HAS_PUBLISHED_PERCENT] != 1))
         return io_archive_damaged(ctx, a, "a summary attribute is out of range");
     a->info.n_results = (uint64_t)v[IO_A_N_RESULTS];
     a->info.n_fields = (uint64_t)v[IO_A_N_FIELDS];
@@ -45,6 +46,7 @@ static int read_summary(datum_ctx *ctx, datum_archive *a)
     a->info.has_adjusted = (int)v[IO_A_HAS_ADJUSTED];
     a->info.has_teams = (int)v[IO_A_HAS_TEAMS];
     a->info.has_published = (int)v[IO_A_HAS_PUBLISHED];
+    a->info.has_published_percent = (int)v[IO_A_HAS_PUBLISHED_PERCENT];
     a->info.format_version = DATUM_ARCHIVE_FORMAT_VERSION;
     return DATUM_OK;
 }
@@ -74,7 +76,8 @@ static int open_columns(datum_ctx *ctx, datum_archive *a)
         rc = open_column(ctx, a, &io_field_cols[k], io_field_rules[k].kind,
                          a->info.n_fields + (k == IO_F_OFFSET), &a->fields[k]);
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++)
-        if (io_has_result_col(k, a->info.has_adjusted, a->info.has_teams, a->info.has_published))
+        if (io_has_result_col(k, a->info.has_adjusted, a->info.has_teams, a->info.has_published,
+                              a->info.has_published_percent))
             rc = open_column(ctx, a, &io_result_cols[k], io_result_rules[k].kind,
                              a->info.n_results, &a->results[k]);
     return rc;

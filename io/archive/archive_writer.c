@@ -73,7 +73,9 @@ static int check_plan(datum_ctx *ctx, const datum_archive_plan *p)
 {
     if ((p->has_adjusted != 0 && p->has_adjusted != 1) ||
         (p->has_teams != 0 && p->has_teams != 1) ||
-        (p->has_published != 0 && p->has_published != 1) || p->max_results > INT64_MAX ||
+        (p->has_published != 0 && p->has_published != 1) ||
+        (p->has_published_percent != 0 && p->has_published_percent != 1) ||
+        p->max_results > INT64_MAX ||
         p->max_fields > INT64_MAX || p->max_board < 1 || p->max_table < 0 ||
         p->min_score < -IO_MAX_SCORE || p->max_score > IO_MAX_SCORE ||
         p->min_score > p->max_score || p->min_date > p->max_date)
@@ -193,7 +195,9 @@ static int start(datum_archive_writer *w)
                          p->max_fields + (k == IO_F_OFFSET));
     }
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++) {
-        if (!io_has_result_col(k, p->has_adjusted, p->has_teams, p->has_published)) continue;
+        if (!io_has_result_col(k, p->has_adjusted, p->has_teams, p->has_published,
+                               p->has_published_percent))
+            continue;
         bounds(w, &io_result_rules[k], 0, k, &lo, &hi);
         rc = open_column(w, &w->row[k], &io_result_cols[k], &io_result_rules[k], lo, hi,
                          p->max_results);
@@ -291,15 +295,18 @@ static int check_shape(datum_archive_writer *w, const datum_chunk *c, const void
     int teams = (c->ns_team != NULL) + (c->ew_team != NULL) + (c->match != NULL);
     int published = (c->published_ns != NULL) + (c->published_ew != NULL) +
                     (c->published_method != NULL);
+    int percent = (c->published_ns_percent != NULL) + (c->published_ew_percent != NULL);
     if (!c->offset || !c->field_event || !c->field_section || !c->field_board || !c->table ||
         !c->ns_pair || !c->ew_pair || !c->ns_score || !c->date)
         return refuse(w, "a chunk lacks a required array");
     if ((c->adjusted && !p->has_adjusted) || (teams && !p->has_teams) ||
-        (published && !p->has_published))
+        (published && !p->has_published) || (percent && !p->has_published_percent))
         return refuse(w, "a chunk has a column that the plan did not declare");
     if (teams != 0 && teams != 3) return refuse(w, "ns_team, ew_team and match: all or none");
     if (published != 0 && published != 3)
         return refuse(w, "published_ns, published_ew and published_method: all or none");
+    if (percent == 1)
+        return refuse(w, "published_ns_percent and published_ew_percent: both or none");
     if (c->offset[0] != 0 || c->offset[c->n_fields] != c->n_rows)
         return refuse(w, "a chunk's offsets do not run from 0 to its n_rows");
     for (uint64_t f = 0; f < c->n_fields; f++)
@@ -473,7 +480,7 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
         if (w->row[k].ds >= 0) rc = flush(w, &w->row[k]);
     io_archive_summary s = {w->n_results,        w->n_fields,        w->first_date,
                             w->last_date,        w->plan.has_adjusted, w->plan.has_teams,
-                            w->plan.has_published};
+                            w->plan.has_published, w->plan.has_published_percent};
     if (rc == DATUM_OK && io_archive_write_summary(w->file, &s) < 0)
         rc = io_failure(w, "attributes");
     if (rc == DATUM_OK) rc = io_h5_temp_commit(w->ctx, &w->file, &w->tmp, w->path);

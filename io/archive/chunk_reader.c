@@ -14,6 +14,8 @@ _Static_assert(DATUM_COL_TABLE == 1u << IO_R_TABLE && DATUM_COL_NS_SCORE == 1u <
                    DATUM_COL_NS_TEAM == 1u << IO_R_NS_TEAM && DATUM_COL_MATCH == 1u << IO_R_MATCH &&
                    DATUM_COL_PUBLISHED_NS == 1u << IO_R_PUBLISHED_NS &&
                    DATUM_COL_PUBLISHED_METHOD == 1u << IO_R_PUBLISHED_METHOD &&
+                   DATUM_COL_PUBLISHED_NS_PERCENT == 1u << IO_R_PUBLISHED_NS_PERCENT &&
+                   DATUM_COL_PUBLISHED_EW_PERCENT == 1u << IO_R_PUBLISHED_EW_PERCENT &&
                    DATUM_COL_ALL == (1u << IO_N_RESULT_COLS) - 1,
                "a /results column's number is its DATUM_COL_* bit");
 

@@ -140,6 +140,7 @@ typedef struct {
 typedef struct {
     double ns, ew;
     uint8_t method;
+    double ns_percent, ew_percent;
 } published;
 
 typedef struct {
@@ -150,13 +151,15 @@ typedef struct {
     size_t n_rows, rows_cap;
     uint64_t *offset; /* field f owns rows offset[f] .. offset[f+1]-1 */
     size_t n_fields;
-    int has_adjusted, has_teams, has_published;
+    int has_adjusted, has_teams, has_published, has_published_percent;
     published *published; /* in input order */
     size_t n_published, published_cap;
+    uint64_t n_sitouts; /* rows the sources skipped */
 } importer;
 
-/* Keeps the published figures of row r (read from a source that has some). */
-static int keep_published(importer *im, row *r, const io_result_row *in)
+/* Keeps the published figures of row r (read from source src, which has
+ * some). */
+static int keep_published(importer *im, row *r, const io_result_row *in, const io_row_source *src)
 {
     if (im->n_published == NO_PUBLISHED)
         return datum_ctx_fail(im->ctx, DATUM_E_INPUT, "more than 2^32-1 results with published "
@@ -164,8 +167,17 @@ static int keep_published(importer *im, row *r, const io_result_row *in)
     int rc = datum_reserve(im->ctx, &im->published, &im->published_cap, im->n_published + 1,
                         sizeof *im->published);
     if (rc != DATUM_OK) return rc;
-    im->published[im->n_published] =
-        (published){in->published_ns, in->published_ew, in->published_method};
+    published *p = &im->published[im->n_published];
+    *p = (published){NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN};
+    if (src->has_published) {
+        p->ns = in->published_ns;
+        p->ew = in->published_ew;
+        p->method = in->published_method;
+    }
+    if (src->has_published_percent) {
+        p->ns_percent = in->published_ns_percent;
+        p->ew_percent = in->published_ew_percent;
+    }
     r->published = (uint32_t)im->n_published++;
     return DATUM_OK;
 }
@@ -178,6 +190,7 @@ static int read_file(importer *im, uint32_t file, io_row_source_open open, void 
     if (rc == DATUM_OK && src.has_adjusted) im->has_adjusted = 1;
     if (rc == DATUM_OK && src.has_teams) im->has_teams = 1;
     if (rc == DATUM_OK && src.has_published) im->has_published = 1;
+    if (rc == DATUM_OK && src.has_published_percent) im->has_published_percent = 1;
     while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) {
         dict *d = im->dict;
         rc = datum_reserve(im->ctx, &im->rows, &im->rows_cap, im->n_rows + 1, sizeof *im->rows);
@@ -202,10 +215,13 @@ static int read_file(importer *im, uint32_t file, io_row_source_open open, void 
         r->file = file;
         r->line = in.line;
         r->published = NO_PUBLISHED;
-        if (src.has_published && (rc = keep_published(im, r, &in)) != DATUM_OK) break;
+        if ((src.has_published || src.has_published_percent) &&
+            (rc = keep_published(im, r, &in, &src)) != DATUM_OK)
+            break;
         im->n_rows++;
         rc = DATUM_OK;
     }
+    if (rc == DATUM_OK && src.n_sitouts) im->n_sitouts += *src.n_sitouts;
     if (src.close) src.close(src.self);
     return rc;
 }
@@ -229,7 +245,7 @@ static int csv_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *
     int rc = io_results_open(ctx, path, &r);
     if (rc != DATUM_OK) return rc;
     *src = (io_row_source){r, csv_next, csv_close, io_results_has_adjusted(r),
-                           io_results_has_teams(r), 0};
+                           io_results_has_teams(r), 0, io_results_sitouts(r), 0};
     return DATUM_OK;
 }
 
@@ -442,7 +458,7 @@ typedef struct {
     uint32_t *event, *section;
     int32_t *board, *table, *ns_pair, *ew_pair, *ns_score, *date, *ns_team, *ew_team, *match;
     uint8_t *adjusted, *published_method;
-    double *published_ns, *published_ew;
+    double *published_ns, *published_ew, *published_ns_percent, *published_ew_percent;
 } batch;
 
 static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
@@ -455,7 +471,9 @@ static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
              (b->adjusted = datum_calloc(ctx, rows, sizeof *b->adjusted)) &&
              (b->published_method = datum_calloc(ctx, rows, sizeof *b->published_method)) &&
              (b->published_ns = datum_calloc(ctx, rows, sizeof *b->published_ns)) &&
-             (b->published_ew = datum_calloc(ctx, rows, sizeof *b->published_ew));
+             (b->published_ew = datum_calloc(ctx, rows, sizeof *b->published_ew)) &&
+             (b->published_ns_percent = datum_calloc(ctx, rows, sizeof *b->published_ns_percent)) &&
+             (b->published_ew_percent = datum_calloc(ctx, rows, sizeof *b->published_ew_percent));
     for (size_t k = 0; ok && k < sizeof row32 / sizeof *row32; k++)
         ok = (*row32[k] = datum_calloc(ctx, rows, sizeof **row32[k])) != NULL;
     return ok ? DATUM_OK : DATUM_E_NOMEM;
@@ -466,7 +484,8 @@ static void batch_free(batch *b)
     void *all[] = {b->offset,  b->event,  b->section,  b->board,   b->table,
                    b->ns_pair, b->ew_pair, b->ns_score, b->date,    b->ns_team,
                    b->ew_team, b->match,   b->adjusted, b->published_method,
-                   b->published_ns, b->published_ew};
+                   b->published_ns, b->published_ew, b->published_ns_percent,
+                   b->published_ew_percent};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++) datum_free(all[k]);
 }
 
@@ -493,12 +512,14 @@ static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum
         b->ns_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ns_team;
         b->ew_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ew_team;
         b->match[i] = r->match == NO_TEAM ? -1 : (int32_t)r->match;
-        if (!im->has_published) continue;
-        const published none = {NAN, NAN, DATUM_PUBLISHED_NONE};
+        if (!im->has_published && !im->has_published_percent) continue;
+        const published none = {NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN};
         const published *p = r->published == NO_PUBLISHED ? &none : &im->published[r->published];
         b->published_ns[i] = p->ns;
         b->published_ew[i] = p->ew;
         b->published_method[i] = p->method;
+        b->published_ns_percent[i] = p->ns_percent;
+        b->published_ew_percent[i] = p->ew_percent;
     }
     *c = (datum_chunk){.n_fields = f1 - f0,
                        .n_rows = b->offset[f1 - f0],
@@ -517,7 +538,11 @@ static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum
                        .match = im->has_teams ? b->match : NULL,
                        .published_ns = im->has_published ? b->published_ns : NULL,
                        .published_ew = im->has_published ? b->published_ew : NULL,
-                       .published_method = im->has_published ? b->published_method : NULL};
+                       .published_method = im->has_published ? b->published_method : NULL,
+                       .published_ns_percent = im->has_published_percent ? b->published_ns_percent
+                                                                         : NULL,
+                       .published_ew_percent = im->has_published_percent ? b->published_ew_percent
+                                                                         : NULL};
 }
 
 /* The plan of the archive: the exact ranges, hence the narrowest types. */
@@ -528,6 +553,7 @@ static datum_archive_plan exact_plan(const importer *im)
     p.has_adjusted = im->has_adjusted;
     p.has_teams = im->has_teams;
     p.has_published = im->has_published;
+    p.has_published_percent = im->has_published_percent;
     p.max_results = im->n_rows;
     p.max_fields = im->n_fields;
     p.max_board = 1;
@@ -571,9 +597,11 @@ static int write_archive(importer *im, const char *path, const datum_write_optio
     return rc;
 }
 
+/* Imports the rows of the paths, opened with open(arg); *n_sitouts
+ * receives the number of sit-out rows the sources skipped. */
 static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                        io_row_source_open open, void *arg, const char *out_path,
-                       const datum_write_options *opt)
+                       const datum_write_options *opt, uint64_t *n_sitouts)
 {
     importer im = {.ctx = ctx, .paths = paths};
     datum_write_options o;
@@ -584,10 +612,12 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++)
         rc = read_file(&im, (uint32_t)f, open, arg);
     if (rc == DATUM_OK && im.n_rows == 0)
-        rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "no results in the input (only headers)");
+        rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "no results in the input (only headers%s)",
+                            im.n_sitouts ? " and sit-out rows" : "");
     if (rc == DATUM_OK) rc = sort_rows(&im);
     if (rc == DATUM_OK) rc = check_fields(&im);
     if (rc == DATUM_OK) rc = write_archive(&im, out_path, &o);
+    *n_sitouts = im.n_sitouts;
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
     datum_free(im.rows);
     datum_free(im.offset);
@@ -595,10 +625,23 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     return rc;
 }
 
+/* The sit-out rows an import skipped, as a warning (docs/cli.md): they are
+ * not refused, and not lost without a word. rc: the import's. */
+static int report_sitouts(datum_ctx *ctx, int rc, uint64_t n)
+{
+    if (rc >= 0 && n > 0)
+        datum_ctx_warn(ctx, "skipped %llu sit-out row%s (a pair without an opponent and without "
+                            "a result: not scored)",
+                       (unsigned long long)n, n == 1 ? "" : "s");
+    return rc;
+}
+
 int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
                      const char *out_path, const datum_write_options *opt)
 {
-    return import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt);
+    uint64_t sitouts;
+    int rc = import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt, &sitouts);
+    return report_sitouts(ctx, rc, sitouts);
 }
 
 int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
@@ -607,14 +650,16 @@ int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     datum_pbn_options defaults = DATUM_PBN_OPTIONS_INIT;
     if (!po) po = &defaults;
     po->n_computed = 0;
-    uint64_t warnings = datum_ctx_warnings(ctx);
-    int rc = import_rows(ctx, paths, n_paths, io_pbn_open, po, out_path, opt);
+    uint64_t warnings = datum_ctx_warnings(ctx), sitouts;
+    int rc = import_rows(ctx, paths, n_paths, io_pbn_open, po, out_path, opt, &sitouts);
     if (rc == DATUM_OK && datum_ctx_warnings(ctx) > warnings) rc = DATUM_W_SCORE;
-    return rc;
+    return report_sitouts(ctx, rc, sitouts);
 }
 
 int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                         const char *out_path, const datum_write_options *opt)
 {
-    return import_rows(ctx, paths, n_paths, io_usebio_open, NULL, out_path, opt);
+    uint64_t sitouts;
+    int rc = import_rows(ctx, paths, n_paths, io_usebio_open, NULL, out_path, opt, &sitouts);
+    return report_sitouts(ctx, rc, sitouts);
 }

@@ -40,6 +40,8 @@ enum {
     IO_R_PUBLISHED_NS, /* the three published columns: only if has_published */
     IO_R_PUBLISHED_EW,
     IO_R_PUBLISHED_METHOD,
+    IO_R_PUBLISHED_NS_PERCENT, /* the two percentages: only if has_published_percent */
+    IO_R_PUBLISHED_EW_PERCENT,
     IO_N_RESULT_COLS
 };
 /* Each /results column's member of datum_chunk: X(column number, member),
@@ -56,7 +58,9 @@ enum {
     X(IO_R_MATCH, match)                                                                           \
     X(IO_R_PUBLISHED_NS, published_ns)                                                             \
     X(IO_R_PUBLISHED_EW, published_ew)                                                             \
-    X(IO_R_PUBLISHED_METHOD, published_method)
+    X(IO_R_PUBLISHED_METHOD, published_method)                                                     \
+    X(IO_R_PUBLISHED_NS_PERCENT, published_ns_percent)                                             \
+    X(IO_R_PUBLISHED_EW_PERCENT, published_ew_percent)
 
 /* /dict string datasets, in the order of datum_dict; teams and matches only
  * if has_teams. */
@@ -85,18 +89,21 @@ hid_t io_kind_memtype(int kind);
 size_t io_kind_size(int kind);
 
 /* 1 if an archive with these options has /results column c / dictionary k. */
-int io_has_result_col(int c, int has_adjusted, int has_teams, int has_published);
+int io_has_result_col(int c, int has_adjusted, int has_teams, int has_published,
+                      int has_published_percent);
 int io_has_dict(int k, int has_teams);
 
 /* The root attributes that sum an archive up. */
 typedef struct {
     uint64_t n_results, n_fields;
     int32_t first_date, last_date;
-    int has_adjusted, has_teams, has_published;
+    int has_adjusted, has_teams, has_published, has_published_percent;
 } io_archive_summary;
 
-/* The integer root attributes: the version, then the summary. has_teams
- * and has_published came later: an archive without them has neither. */
+/* The integer root attributes: the version, then the summary. has_teams,
+ * has_published and has_published_percent came later: an archive without
+ * them has neither. has_published_percent is written only when 1, so that
+ * the archives without percentages stay as they were. */
 enum {
     IO_A_VERSION,
     IO_A_N_RESULTS,
@@ -106,6 +113,7 @@ enum {
     IO_A_HAS_ADJUSTED,
     IO_A_HAS_TEAMS,
     IO_A_HAS_PUBLISHED,
+    IO_A_HAS_PUBLISHED_PERCENT,
     IO_N_SUMMARY_ATTRS
 };
 extern const char *const io_summary_attrs[IO_N_SUMMARY_ATTRS];

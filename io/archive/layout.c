@@ -45,6 +45,10 @@ const io_dataset_desc io_result_cols[IO_N_RESULT_COLS] = {
     {"results/published_method",
      "what the published points are: 0 none, 1 butler, 2 cross_imps, 3 matchpoints, 4 imps, "
      "5 other", NULL},
+    {"results/published_ns_percent", "North-South's percentage as the scoring program "
+                                     "published it (PBN Percentage_NS); NaN: none", NULL},
+    {"results/published_ew_percent", "East-West's percentage as the scoring program "
+                                     "published it (PBN Percentage_EW); NaN: none", NULL},
 };
 
 const io_dataset_desc io_truth_strength = {
@@ -71,6 +75,8 @@ const io_value_rule io_result_rules[IO_N_RESULT_COLS] = {
     [IO_R_PUBLISHED_NS] = {IO_KIND_F64, 0, 0, -1},
     [IO_R_PUBLISHED_EW] = {IO_KIND_F64, 0, 0, -1},
     [IO_R_PUBLISHED_METHOD] = {IO_KIND_U8, 0, DATUM_PUBLISHED_COUNT - 1, -1},
+    [IO_R_PUBLISHED_NS_PERCENT] = {IO_KIND_F64, 0, 0, -1},
+    [IO_R_PUBLISHED_EW_PERCENT] = {IO_KIND_F64, 0, 0, -1},
 };
 
 const char *datum_published_method_name(int method)
@@ -96,9 +102,11 @@ size_t io_kind_size(int kind)
     return kind == IO_KIND_U8 ? 1 : kind == IO_KIND_U64 || kind == IO_KIND_F64 ? 8 : 4;
 }
 
-int io_has_result_col(int c, int has_adjusted, int has_teams, int has_published)
+int io_has_result_col(int c, int has_adjusted, int has_teams, int has_published,
+                      int has_published_percent)
 {
     if (c == IO_R_ADJUSTED) return has_adjusted;
+    if (c >= IO_R_PUBLISHED_NS_PERCENT) return has_published_percent;
     if (c >= IO_R_PUBLISHED_NS) return has_published;
     return c >= IO_R_NS_TEAM ? has_teams : 1;
 }
@@ -107,7 +115,7 @@ int io_has_dict(int k, int has_teams) { return k >= IO_D_TEAMS ? has_teams : 1; 
 
 const char *const io_summary_attrs[IO_N_SUMMARY_ATTRS] = {
     "format_version", "n_results", "n_fields", "first_date", "last_date", "has_adjusted",
-    "has_teams", "has_published"};
+    "has_teams", "has_published", "has_published_percent"};
 
 int io_archive_write_summary(hid_t file, const io_archive_summary *s)
 {
@@ -118,9 +126,11 @@ int io_archive_write_summary(hid_t file, const io_archive_summary *s)
                                         s->last_date,
                                         s->has_adjusted != 0,
                                         s->has_teams != 0,
-                                        s->has_published != 0};
+                                        s->has_published != 0,
+                                        s->has_published_percent != 0};
     const hid_t type[IO_N_SUMMARY_ATTRS] = {H5T_STD_I32LE, H5T_STD_U64LE, H5T_STD_U64LE, H5T_STD_I32LE,
-                                     H5T_STD_I32LE, H5T_STD_I32LE, H5T_STD_I32LE, H5T_STD_I32LE};
+                                     H5T_STD_I32LE, H5T_STD_I32LE, H5T_STD_I32LE, H5T_STD_I32LE,
+                                     H5T_STD_I32LE};
     char created[32];
     time_t now = time(NULL);
     struct tm utc;
@@ -130,6 +140,8 @@ int io_archive_write_summary(hid_t file, const io_archive_summary *s)
         io_h5_set_str_attr(file, "created", created) < 0)
         return -1;
     for (int i = 0; i < IO_N_SUMMARY_ATTRS; i++)
-        if (io_h5_set_int_attr(file, io_summary_attrs[i], type[i], value[i]) < 0) return -1;
+        if ((i != IO_A_HAS_PUBLISHED_PERCENT || value[i]) && /* absent reads as 0 */
+            io_h5_set_int_attr(file, io_summary_attrs[i], type[i], value[i]) < 0)
+            return -1;
     return 0;
 }

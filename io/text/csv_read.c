@@ -279,6 +279,7 @@ static const char *const kKnown[N_KNOWN] = {
 struct io_results_reader {
     csv_file *csv;
     size_t col[N_KNOWN]; /* field index of each known column; SIZE_MAX if absent */
+    uint64_t n_sitouts;  /* sit-out rows skipped */
 };
 
 /* Quotes a value for a message: at most 40 bytes, control characters as '?'. */
@@ -384,13 +385,33 @@ int io_results_has_adjusted(const io_results_reader *r) { return r->col[K_ADJUST
 
 int io_results_has_teams(const io_results_reader *r) { return r->col[K_MATCH] != SIZE_MAX; }
 
-int io_results_next(io_results_reader *r, io_result_row *row)
+/* A row with one pair empty: a sit-out (0) when it has no result, neither
+ * a score nor an adjusted code, and its other cells are well formed; else
+ * the error of the empty pair. */
+static int sitout_row(const io_results_reader *r, const io_result_row *row)
+{
+    const csv_file *c = r->csv;
+    const size_t *col = r->col;
+    size_t missing = *row->ns_pair ? col[K_EW_PAIR] : col[K_NS_PAIR];
+    const char *unused;
+    if (!*row->ns_pair && !*row->ew_pair) return parse_text(c, col[K_NS_PAIR], 0, &unused);
+    if (*field(c, col[K_NS_SCORE]) ||
+        (col[K_ADJUSTED] != SIZE_MAX && *field(c, col[K_ADJUSTED])))
+        return parse_text(c, missing, 0, &unused); /* a result needs both pairs */
+    for (int k = K_NS_TEAM; col[K_MATCH] != SIZE_MAX && k <= K_MATCH; k++) {
+        int rc = parse_text(c, col[k], 1, &unused);
+        if (rc != DATUM_OK) return rc;
+    }
+    return 0;
+}
+
+/* The current record as a row: 1, 0 for a sit-out row, or an error. */
+static int read_row(io_results_reader *r, io_result_row *row)
 {
     csv_file *c = r->csv;
     const size_t *col = r->col;
-    int rc = csv_next(c);
-    if (rc <= 0) return rc;
-    if ((rc = check_width(c)) != DATUM_OK) return rc;
+    int rc = check_width(c);
+    if (rc != DATUM_OK) return rc;
     memset(row, 0, sizeof *row);
     row->line = c->record_line;
     if ((rc = parse_text(c, col[K_EVENT], 0, &row->event)) != DATUM_OK ||
@@ -398,9 +419,10 @@ int io_results_next(io_results_reader *r, io_result_row *row)
         (rc = parse_text(c, col[K_SECTION], 1, &row->section)) != DATUM_OK ||
         (rc = parse_int(c, col[K_BOARD], 1, INT32_MAX, &row->board)) != DATUM_OK ||
         (rc = parse_int(c, col[K_TABLE], 0, INT32_MAX, &row->table)) != DATUM_OK ||
-        (rc = parse_text(c, col[K_NS_PAIR], 0, &row->ns_pair)) != DATUM_OK ||
-        (rc = parse_text(c, col[K_EW_PAIR], 0, &row->ew_pair)) != DATUM_OK)
+        (rc = parse_text(c, col[K_NS_PAIR], 1, &row->ns_pair)) != DATUM_OK ||
+        (rc = parse_text(c, col[K_EW_PAIR], 1, &row->ew_pair)) != DATUM_OK)
         return rc;
+    if (!*row->ns_pair || !*row->ew_pair) return sitout_row(r, row);
     if (strcmp(row->ns_pair, row->ew_pair) == 0) {
         char q[64];
         return csv_fail(c, col[K_EW_PAIR], "%s is also the NS pair",
@@ -424,6 +446,15 @@ int io_results_next(io_results_reader *r, io_result_row *row)
         rc = parse_int(c, col[K_NS_SCORE], -IO_MAX_SCORE, IO_MAX_SCORE, &row->ns_score);
     return rc == DATUM_OK ? 1 : rc;
 }
+
+int io_results_next(io_results_reader *r, io_result_row *row)
+{
+    int rc;
+    while ((rc = csv_next(r->csv)) == 1 && (rc = read_row(r, row)) == 0) r->n_sitouts++;
+    return rc;
+}
+
+const uint64_t *io_results_sitouts(const io_results_reader *r) { return &r->n_sitouts; }
 
 void io_results_close(io_results_reader **r)
 {

@@ -58,6 +58,9 @@ typedef struct {
      * datum_published_method; read only from a source with has_published. */
     double published_ns, published_ew;
     uint8_t published_method;
+    /* The percentages published beside them (NaN: none); read only from a
+     * source with has_published_percent. */
+    double published_ns_percent, published_ew_percent;
 } io_result_row;
 
 /* Opens a results CSV and reads its header. */
@@ -66,8 +69,12 @@ int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out);
 int io_results_has_adjusted(const io_results_reader *r);
 /* 1 if the file has the teams columns ns_team, ew_team and match. */
 int io_results_has_teams(const io_results_reader *r);
-/* 1 with the next row in *row, 0 at the end of the file, or an error. */
+/* 1 with the next row in *row, 0 at the end of the file, or an error. A
+ * sit-out row (one of ns_pair and ew_pair empty, and ns_score and adjusted
+ * empty) is skipped and counted (io_results_sitouts). */
 int io_results_next(io_results_reader *r, io_result_row *row);
+/* The sit-out rows skipped so far (a pointer that stays valid until close). */
+const uint64_t *io_results_sitouts(const io_results_reader *r);
 void io_results_close(io_results_reader **r);
 
 /* ------------------------------------------------------------------------ */
@@ -75,12 +82,17 @@ void io_results_close(io_results_reader **r);
 
 /* An opened input file as a stream of validated rows (the CSV reader above,
  * or usebio.c). next: 1 with a row (strings valid until the next call), 0 at
- * the end, or an error. close frees self (accepts NULL). */
+ * the end, or an error. close frees self (accepts NULL). Sit-out rows (a
+ * pair without an opponent and without a result: docs/cli.md) are never
+ * handed on; n_sitouts, when not NULL, points at the count of those the
+ * source skipped so far (final once next has returned 0). */
 typedef struct {
     void *self;
     int (*next)(void *self, io_result_row *row);
     void (*close)(void *self);
     int has_adjusted, has_teams, has_published;
+    const uint64_t *n_sitouts;
+    int has_published_percent;
 } io_row_source;
 
 /* Opens path as a source; arg is the one given to the importer. */

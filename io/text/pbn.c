@@ -7,11 +7,16 @@
  * of a game (an empty line, or the end of the file) its table rows become
  * result rows (a game without a table but with [Contract], [Declarer],
  * [Result] and the players, as PbnTools writes one per table, one row); the rows of a file are a row source (io_pbn_open) that archive/import.c
- * sorts, checks and writes them as for the CSV import.
+ * sorts, checks and writes them as for the CSV import. The figures the
+ * scoring program published in the table (IMP_NS, MP_NS, Percentage_NS and
+ * their EW twins) go with the rows; a sit-out row (a pair facing "-", no
+ * result) is skipped and counted.
  */
 #include "io_common.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,11 +26,19 @@
 /* ------------------------------------------------------------------------ */
 /* Rows of one file                                                         */
 
+/* What the scoring program published for a row (NaN: nothing). */
+typedef struct {
+    double ns, ew;  /* the points: IMPs or matchpoints */
+    uint8_t method; /* datum_published_method of ns and ew; NONE when both are NaN */
+    double ns_percent, ew_percent;
+} pbn_published;
+
 typedef struct {
     char *event, *section, *ns_pair, *ew_pair; /* owned */
     int32_t date, board, table, ns_score;
     uint8_t adjusted;
     uint64_t line;
+    pbn_published published;
 } pbn_row;
 
 typedef struct {
@@ -36,7 +49,8 @@ typedef struct {
     size_t len;
     pbn_row *rows;
     size_t n_rows, rows_cap, next;
-    int has_adjusted;
+    int has_adjusted, has_published, has_published_percent;
+    uint64_t n_sitouts; /* sit-out rows skipped */
 } pbn_file;
 
 #define MAX_COLUMNS 64
@@ -44,7 +58,7 @@ typedef struct {
 /* One game: the tags that matter and its [ScoreTable] lines. */
 typedef struct {
     char *event, *section, *date, *board, *vulnerable; /* point into text */
-    char *north, *east, *south, *west, *contract, *declarer, *result, *score;
+    char *north, *east, *south, *west, *contract, *declarer, *result, *score, *scoring;
     uint64_t contract_line, date_line;
     char *header;        /* the ScoreTable tag value, or NULL */
     uint64_t header_line;
@@ -216,10 +230,11 @@ static int parse_int(const char *s, int32_t lo, int32_t hi, int32_t *out)
 /* A game's score table into rows                                           */
 
 enum { C_NS, C_EW, C_TABLE, C_SECTION, C_CONTRACT, C_DECLARER, C_RESULT, C_SCORE_NS, C_SCORE_EW,
-       N_KNOWN };
-static const char *const kColumns[N_KNOWN] = {"PairId_NS", "PairId_EW", "Table", "Section",
-                                              "Contract", "Declarer", "Result", "Score_NS",
-                                              "Score_EW"};
+       C_IMP_NS, C_IMP_EW, C_MP_NS, C_MP_EW, C_PERCENT_NS, C_PERCENT_EW, N_KNOWN };
+static const char *const kColumns[N_KNOWN] = {
+    "PairId_NS", "PairId_EW", "Table",  "Section", "Contract", "Declarer",      "Result",
+    "Score_NS",  "Score_EW",  "IMP_NS", "IMP_EW",  "MP_NS",    "MP_EW",         "Percentage_NS",
+    "Percentage_EW"};
 
 static const char *vul_name(int v)
 {
@@ -344,7 +359,7 @@ static int row_score(pbn_file *f, uint64_t line, int32_t board, int vul, const c
 
 static int add_row(pbn_file *f, const char *event, const char *section, const char *ns,
                    const char *ew, int32_t date, int32_t board, int32_t table, int32_t score,
-                   uint8_t adjusted, uint64_t line)
+                   uint8_t adjusted, const pbn_published *published, uint64_t line)
 {
     if (!*event) event = "PBN";
     int rc = datum_reserve(f->ctx, &f->rows, &f->rows_cap, f->n_rows + 1, sizeof *f->rows);
@@ -363,7 +378,11 @@ static int add_row(pbn_file *f, const char *event, const char *section, const ch
     r->ns_score = score;
     r->adjusted = adjusted;
     r->line = line;
+    r->published = *published;
     if (adjusted) f->has_adjusted = 1;
+    if (published->method != DATUM_PUBLISHED_NONE) f->has_published = 1;
+    if (!isnan(published->ns_percent) || !isnan(published->ew_percent))
+        f->has_published_percent = 1;
     return DATUM_OK;
 }
 
@@ -407,9 +426,90 @@ static int flush_single(pbn_file *f, pbn_game *g)
             strcmp(f->rows[i].section, section) == 0)
             table++;
     char ns[256], ew[256];
+    const pbn_published none = {NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN};
     return add_row(f, event, section, side_name(g->north, g->south, ns, sizeof ns),
                    side_name(g->east, g->west, ew, sizeof ew), date, board, table, score,
-                   adjusted, line);
+                   adjusted, &none, line);
+}
+
+/* 1 if needle occurs in s, ignoring case. */
+static int contains(const char *s, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *s; s++) {
+        size_t k = 0;
+        while (k < n && s[k] && (s[k] | 32) == (needle[k] | 32)) k++;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
+/* Which published columns of a table hold its points (*ns, *ew: C_IMP_NS
+ * and C_IMP_EW, or C_MP_NS and C_MP_EW) and what they are: IMP_NS/IMP_EW,
+ * what the game's [Scoring] calls them (Butler, cross-IMPs, else IMPs), or
+ * MP_NS/MP_EW, matchpoints. A table with both takes the kind [Scoring] names
+ * (MP, MatchPoints), else the IMPs. *method: NONE without either. */
+static void points_columns(const int *at, const char *scoring, int *ns, int *ew, uint8_t *method)
+{
+    const char *sc = scoring ? scoring : "";
+    int has_imp = at[C_IMP_NS] >= 0 || at[C_IMP_EW] >= 0;
+    int has_mp = at[C_MP_NS] >= 0 || at[C_MP_EW] >= 0;
+    int says_mp = contains(sc, "matchpoint") || (contains(sc, "mp") && !contains(sc, "imp"));
+    *ns = C_IMP_NS, *ew = C_IMP_EW;
+    *method = DATUM_PUBLISHED_NONE;
+    if (has_mp && (!has_imp || says_mp)) {
+        *ns = C_MP_NS, *ew = C_MP_EW;
+        *method = DATUM_PUBLISHED_MATCHPOINTS;
+    } else if (has_imp) {
+        *method = contains(sc, "butler")  ? DATUM_PUBLISHED_BUTLER
+                  : contains(sc, "cross") ? DATUM_PUBLISHED_CROSS_IMPS
+                                          : DATUM_PUBLISHED_IMPS;
+    }
+}
+
+/* The published figure in known column k of a row: NaN for an absent
+ * column, "-", "?" or an empty cell, else a decimal number (an error naming
+ * the column). */
+static int figure(pbn_file *f, uint64_t line, char *const *cell, const int *at, int k,
+                  double *out)
+{
+    const char *s = at[k] >= 0 ? cell[at[k]] : "";
+    *out = NAN;
+    if (is_unknown(s) || !*s) return DATUM_OK;
+    if (datum_parse_real(s, strlen(s), -DBL_MAX, DBL_MAX, out) != DATUM_PARSE_OK)
+        return pbn_fail(f, line, "column %s: \"%.40s\" is not a number", kColumns[k], s);
+    return DATUM_OK;
+}
+
+/* The published figures of a row (points, *method when present). */
+static int row_published(pbn_file *f, uint64_t line, char *const *cell, const int *at,
+                         const char *scoring, pbn_published *p)
+{
+    int ns, ew, rc;
+    points_columns(at, scoring, &ns, &ew, &p->method);
+    if ((rc = figure(f, line, cell, at, ns, &p->ns)) != DATUM_OK ||
+        (rc = figure(f, line, cell, at, ew, &p->ew)) != DATUM_OK ||
+        (rc = figure(f, line, cell, at, C_PERCENT_NS, &p->ns_percent)) != DATUM_OK ||
+        (rc = figure(f, line, cell, at, C_PERCENT_EW, &p->ew_percent)) != DATUM_OK)
+        return rc;
+    if (isnan(p->ns) && isnan(p->ew)) p->method = DATUM_PUBLISHED_NONE;
+    return DATUM_OK;
+}
+
+/* 1 if a cell holds no result: absent, "-", "?", empty, or an adjusted
+ * token (an award). */
+static int no_result(const char *cell)
+{
+    return !cell || is_unknown(cell) || !*cell || datum_adjusted_parse(cell, strlen(cell)) > 0;
+}
+
+/* A sit-out row (a bye, a pair facing a phantom): a pair against "-", and
+ * no result in the score and contract cells (NULL: no such column). */
+static int is_sitout(const char *ns, const char *ew, const char *score_ns, const char *score_ew,
+                     const char *contract)
+{
+    const char *pair = strcmp(ns, "-") == 0 ? ew : strcmp(ew, "-") == 0 ? ns : "-";
+    return !is_unknown(pair) && no_result(score_ns) && no_result(score_ew) && no_result(contract);
 }
 
 static int flush_game(pbn_file *f, pbn_game *g)
@@ -458,22 +558,30 @@ static int flush_game(pbn_file *f, pbn_game *g)
             return pbn_fail(f, line, "%d cells in a row of the %d-column [ScoreTable]", n, n_col);
 #define CELL(k) (at[k] >= 0 ? cell[at[k]] : NULL)
         const char *ns = cell[at[C_NS]], *ew = cell[at[C_EW]];
+        int32_t table = (int32_t)(i + 1), score;
+        int sitout = is_sitout(ns, ew, CELL(C_SCORE_NS), CELL(C_SCORE_EW), CELL(C_CONTRACT));
+        const char *tc = CELL(C_TABLE); /* a pair sitting out may be at no table */
+        if (tc && !(sitout && is_unknown(tc)) && !parse_int(tc, 0, INT32_MAX, &table))
+            return pbn_fail(f, line, "column Table: \"%.40s\" is not a table number", tc);
+        if (sitout) {
+            f->n_sitouts++;
+            continue;
+        }
         if (is_unknown(ns) || is_unknown(ew))
             return pbn_fail(f, line, "pair number missing (\"-\" or \"?\")");
         if (strcmp(ns, ew) == 0) return pbn_fail(f, line, "pair %.40s plays both NS and EW", ns);
-        int32_t table = (int32_t)(i + 1), score;
-        if (at[C_TABLE] >= 0 && !parse_int(cell[at[C_TABLE]], 0, INT32_MAX, &table))
-            return pbn_fail(f, line, "column Table: \"%.40s\" is not a table number",
-                            cell[at[C_TABLE]]);
         const char *section = section_tag;
         if (at[C_SECTION] >= 0 && !is_unknown(cell[at[C_SECTION]])) section = cell[at[C_SECTION]];
         uint8_t adjusted;
+        pbn_published published;
         rc = row_score(f, line, board, vul, CELL(C_SCORE_NS), CELL(C_SCORE_EW),
                        has_play ? CELL(C_CONTRACT) : NULL, CELL(C_DECLARER), CELL(C_RESULT),
                        &adjusted, &score);
 #undef CELL
+        if (rc == DATUM_OK) rc = row_published(f, line, cell, at, g->scoring, &published);
         if (rc == DATUM_OK)
-            rc = add_row(f, event, section, ns, ew, date, board, table, score, adjusted, line);
+            rc = add_row(f, event, section, ns, ew, date, board, table, score, adjusted,
+                         &published, line);
         if (rc != DATUM_OK) return rc;
     }
     return DATUM_OK;
@@ -506,7 +614,7 @@ static char **game_tag(pbn_game *g, const char *name)
         {"East", offsetof(pbn_game, east)},         {"South", offsetof(pbn_game, south)},
         {"West", offsetof(pbn_game, west)},         {"Contract", offsetof(pbn_game, contract)},
         {"Declarer", offsetof(pbn_game, declarer)}, {"Result", offsetof(pbn_game, result)},
-        {"Score", offsetof(pbn_game, score)},
+        {"Score", offsetof(pbn_game, score)},       {"Scoring", offsetof(pbn_game, scoring)},
     };
     for (size_t k = 0; k < sizeof tags / sizeof *tags; k++)
         if (same(name, tags[k].name)) return (char **)(void *)((char *)g + tags[k].offset);
@@ -644,6 +752,11 @@ static int pbn_next(void *self, io_result_row *out)
     out->table = r->table;
     out->ns_score = r->ns_score;
     out->adjusted = r->adjusted;
+    out->published_ns = r->published.ns;
+    out->published_ew = r->published.ew;
+    out->published_method = r->published.method;
+    out->published_ns_percent = r->published.ns_percent;
+    out->published_ew_percent = r->published.ew_percent;
     return 1;
 }
 
@@ -658,11 +771,13 @@ int io_pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
     if (rc == DATUM_OK) rc = parse_file(f);
     if (rc == DATUM_OK && f->n_rows == 0)
         rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "%s: no results ([ScoreTable] rows or games "
-                                                "with a [Contract])", path);
+                                                "with a [Contract])%s", path,
+                            f->n_sitouts ? " but sit-outs" : "");
     if (rc != DATUM_OK) {
         pbn_close(f);
         return rc;
     }
-    *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0, 0};
+    *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0, f->has_published,
+                           &f->n_sitouts, f->has_published_percent};
     return DATUM_OK;
 }

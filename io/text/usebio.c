@@ -12,7 +12,8 @@
  * no table numbers). Teams (MATCH): team "EVENT/T<n>", match
  * "EVENT/SESSION/R<round>/<team>v<opponent>". The points the scoring
  * program published per line (NS/EW_*_POINTS) go with the row into the
- * archive's published columns.
+ * archive's published columns. A sit-out line (one side without a pair, no
+ * score) is skipped and counted.
  */
 #include "io_common.h"
 
@@ -56,6 +57,7 @@ typedef struct {
     int has_adjusted, has_teams, has_published;
     int32_t *tables; /* lines seen so far per board of the current session and section */
     size_t tables_cap;
+    uint64_t n_sitouts; /* sit-out lines skipped */
 } usebio_file;
 
 static long line_of(const xmlNode *n) { return n ? xmlGetLineNo(n) : 0; }
@@ -276,6 +278,35 @@ static int line_points(usebio_file *f, const xmlNode *n, const char *event_type,
     return DATUM_OK;
 }
 
+/* 1 if one of the n child elements names of line n has text, 0 if none
+ * has, or an error. */
+static int any_text(const usebio_file *f, const xmlNode *n, const char *const *names, int count)
+{
+    char buf[TEXT_MAX];
+    int found = 0;
+    for (int k = 0; k < count; k++) {
+        int rc = child_text(f, n, names[k], buf);
+        if (rc < 0) return rc;
+        found |= rc;
+    }
+    return found;
+}
+
+/* A sit-out line (docs/cli.md): one side names neither a pair nor players,
+ * the other does, and the line has no score of any kind. 1 if so, 0 if not,
+ * or an error. */
+static int is_sitout(const usebio_file *f, const xmlNode *n)
+{
+    static const char *const ns[] = {"NS_PAIR_NUMBER", "N_PLAYER_NUMBER", "S_PLAYER_NUMBER"};
+    static const char *const ew[] = {"EW_PAIR_NUMBER", "E_PLAYER_NUMBER", "W_PLAYER_NUMBER"};
+    static const char *const score[] = {"SCORE", "NS_SCORE", "EW_SCORE"};
+    int has_ns, has_ew, scored;
+    if ((has_ns = any_text(f, n, ns, 3)) < 0) return has_ns;
+    if ((has_ew = any_text(f, n, ew, 3)) < 0) return has_ew;
+    if ((scored = any_text(f, n, score, 3)) < 0) return scored;
+    return has_ns != has_ew && !scored;
+}
+
 static int add_line(usebio_file *f, const xmlNode *n, const place *at)
 {
     char ns[TEXT_MAX], ew[TEXT_MAX], section_id[sizeof at->event + TEXT_MAX + 2];
@@ -283,6 +314,10 @@ static int add_line(usebio_file *f, const xmlNode *n, const place *at)
     if (rc != DATUM_OK) return rc;
     if (at->board == 0) return fail_at(f, n, "outside a BOARD with a BOARD_NUMBER", NULL);
     if (!at->event[0]) return fail_at(f, n, "outside an EVENT", NULL);
+    if ((rc = is_sitout(f, n)) != 0) { /* skipped: no row, no table number */
+        if (rc > 0) f->n_sitouts++;
+        return rc < 0 ? rc : DATUM_OK;
+    }
     urow *r = &f->rows[f->n_rows];
     memset(r, 0, sizeof *r);
     r->line = (uint64_t)line_of(n);
@@ -443,8 +478,8 @@ static int parse_file(usebio_file *f)
         else
             rc = walk(f, root, at);
         if (rc == DATUM_OK && f->n_rows == 0)
-            rc = datum_ctx_fail(f->ctx, DATUM_E_INPUT, "%s: no TRAVELLER_LINE in the file",
-                                f->path);
+            rc = datum_ctx_fail(f->ctx, DATUM_E_INPUT, "%s: no TRAVELLER_LINE in the file%s",
+                                f->path, f->n_sitouts ? " but sit-outs" : "");
         xmlFreeDoc(doc);
     }
     xmlFreeParserCtxt(pc);
@@ -499,7 +534,7 @@ int io_usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *s
         usebio_close(f);
         return rc;
     }
-    *src = (io_row_source){f,           usebio_next,  usebio_close, f->has_adjusted,
-                           f->has_teams, f->has_published};
+    *src = (io_row_source){f,           usebio_next,  usebio_close,  f->has_adjusted,
+                           f->has_teams, f->has_published, &f->n_sitouts, 0};
     return DATUM_OK;
 }

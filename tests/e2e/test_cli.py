@@ -226,6 +226,10 @@ class BadInput(CliTest):
         "February 31": (edit(4, "Club,2024-02-31,A,2,1,p1,p2,,A+"), 4, ("date",)),
         "score past 64 bits": (edit(3, "Club,2024-01-09,A,1,2,p3,p4,-9223372036854775809,"), 3,
                                ("ns_score",)),
+        # A row without an opponent is a sit-out only without a result (SitOuts below).
+        "no opponent, a score": (edit(3, "Club,2024-01-09,A,1,2,p3,,-50,"), 3, ("ew_pair",)),
+        "no opponent, an award": (edit(4, "Club,2024-01-09,A,2,1,,p2,,A+"), 4, ("ns_pair",)),
+        "no pair at all": (edit(3, "Club,2024-01-09,A,1,2,,,,"), 3, ("ns_pair",)),
         "missing header column": ([GOOD[0].replace("ew_pair,", "")]
                                   + [re.sub(r",p[24],", ",", x) for x in GOOD[1:]], 1,
                                   ("ew_pair",)),
@@ -327,6 +331,34 @@ class HelpAndVersion(unittest.TestCase):
                 self.assertTrue(p.stdout.strip())
         self.assertRegex(PROGRAM.run("--version").stdout, r"\d+\.\d+")
         self.assertIn("--datum", PROGRAM.run("score", "--help").stdout)
+
+
+class SitOuts(CliTest):
+    def test_sitouts_skipped_and_counted(self):
+        """Rows with one pair and no opponent and no result are skipped, their count on stderr;
+        the other rows score as if the sit-outs were not in the file, and each pair's boards
+        count only the boards it played."""
+        sitouts = ["Club,2024-01-09,A,1,3,p5,,,", "Club,2024-01-09,A,2,3,,p5,,",
+                   "Club,2024-01-09,A,3,1,p1,,,"]
+        with_sitouts, without = self.path("with.csv"), self.path("without.csv")
+        with open(with_sitouts, "w") as f:
+            f.write("\n".join(GOOD[:2] + sitouts[:1] + GOOD[2:] + sitouts[1:]) + "\n")
+        with open(without, "w") as f:
+            f.write("\n".join(GOOD) + "\n")
+        p = PROGRAM.ok("import", with_sitouts, "-o", self.path("with.h5"))
+        self.assertIn("skipped 3 sit-out rows", p.stderr)
+        self.assertIn("imported 4 results in 2 board fields, 4 pairs", p.stdout)
+        q = PROGRAM.ok("import", without, "-o", self.path("without.h5"))
+        self.assertEqual(q.stderr, "")
+        pairs = {}
+        for name in ("with", "without"):
+            out = self.path(name + "_pairs.csv")
+            PROGRAM.ok("score", self.path(name + ".h5"), "--datum", "mean", "--pairs", out)
+            pairs[name] = open(out).read()
+        self.assertEqual(pairs["with"], pairs["without"])
+        header, lines = read_table(self.path("with_pairs.csv"))
+        self.assertEqual({line[0]: line[1] for line in lines},
+                         {"p1": "2", "p2": "2", "p3": "2", "p4": "2"})
 
 
 def main():

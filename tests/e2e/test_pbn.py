@@ -4,7 +4,11 @@ with --strict), malformed files (exit 2, FILE:LINE, no archive left), and the re
 hands.pbn, whose computed scores must equal the SCORE values of its USEBIO twin (usebio.xml, read
 here with xml.etree, independently of the C readers); PbnTools' conversions imported; and BBO's
 Sky Club IMP pairs, whose published IMPs (read here from its HTML travellers) `datum cross`
-reproduces. The real files are skipped cleanly when --real is absent."""
+reproduces; sit-out rows (a pair against "-", no result) skipped with their count on stderr and the
+pairs' boards counted without them; the figures a table publishes (IMP_NS/IMP_EW, MP_NS/MP_EW)
+compared by `datum score --compare-published`, the agreement expected computed here from the
+file's own cells (Butler IMPs against the mean, WBF scale); and no real PBN file publishing
+figures without a test here. The real files are skipped cleanly when --real is absent."""
 import argparse
 import csv
 import io
@@ -136,6 +140,160 @@ def handmade(datum, tmp):
     check(p.returncode == 2, "--strict without --format pbn is a usage error")
 
 
+# A Butler session as Ruter or Magic Contest write it: IMP_NS/IMP_EW beside the scores, the
+# method in [Scoring], a bye ("-" for the missing pair, no result) on each board. The figures
+# were worked out by hand: Butler IMPs against the plain mean (board 1: 240, board 2: 315), WBF
+# scale; the last line of board 2 is published one IMP short (-4 and 4 for -5 and 5), and one
+# EW figure is not published ("-").
+BUTLER = """% PBN 2.1
+[Event "Handmade Butler"]
+[Date "2024.05.06"]
+[Board "1"]
+[Vulnerable "None"]
+[Scoring "IMP;Butler"]
+[ScoreTable "Table\\2R;Round\\2R;PairId_NS\\2R;PairId_EW\\2R;Contract\\4L;Declarer\\1R;Result\\2R;Score_NS\\6R;Score_EW\\6R;IMP_NS\\6R;IMP_EW\\6R"]
+ 1  1  1  2 4S   N 10  "420"      -     5    -5
+ 2  1  3  4 4S   N 10  "420"      -     5    -5
+ 3  1  5  6 2S   N 10  "170"      -    -2     2
+ 4  1  7  8 4S   N  9      -   "50"    -7     7
+ 5  1  9  -  -   -  -      -      -     -     -
+
+[Event "Handmade Butler"]
+[Board "2"]
+[Vulnerable "NS"]
+[Scoring "IMP;Butler"]
+[ScoreTable "Table\\2R;Round\\2R;PairId_NS\\2R;PairId_EW\\2R;Contract\\4L;Declarer\\1R;Result\\2R;Score_NS\\6R;Score_EW\\6R;IMP_NS\\6R;IMP_EW\\6R"]
+ 1  2  2  9 4S   N 10  "620"      -     7    -7
+ 2  2  4  1 3NT  S  9  "600"      -     7     -
+ 3  2  6  3 4S   N  9      -  "100"    -9     9
+ 4  2  8  5 2S   S  9  "140"      -    -4     4
+ 5  2  -  7  -   -  -      -      -     -     -
+"""
+
+# The same four results of board 1 matchpointed, as Magic Contest publishes them (MP_NS/MP_EW:
+# 2 per result beaten, 1 per tie; Percentage_NS/EW), with a bye.
+MATCHPOINTS = """% PBN 2.1
+[Event "Handmade MP"]
+[Date "2024.05.07"]
+[Board "1"]
+[Vulnerable "None"]
+[Scoring "MatchPoints;MP1"]
+[ScoreTable "Table\\2R;Round\\2R;PairId_NS\\2R;PairId_EW\\2R;Contract\\4L;Declarer\\1R;Result\\2R;Lead\\3L;Score_NS\\6R;Score_EW\\6R;MP_NS\\4R;MP_EW\\4R;Percentage_NS\\3R;Percentage_EW\\3R"]
+ 1  1  1  2 4S   N 10 H2   "420"      -  5.0  1.0  83  17
+ 2  1  3  4 4S   N 10 D3   "420"      -  5.0  1.0  83  17
+ 3  1  5  6 2S   N 10 C4   "170"      -  2.0  4.0  33  67
+ 4  1  7  8 4S   N  9 SA       -   "50"  0.0  6.0   0 100
+ 5  1  9  -  -   -  - -        -      -    -    -   -   -
+"""
+
+WBF = (20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 600, 750, 900, 1100, 1300, 1500,
+       1750, 2000, 2250, 2500, 3000, 3500, 4000)
+
+
+def score_tables(text):
+    """The [ScoreTable] rows of a PBN text, read here independently of datum: per board a list of
+    {column: cell} (quotes removed), and the boards' [Vulnerable]."""
+    boards, board, columns = {}, None, None
+    for line in text.splitlines():
+        if line.startswith("[Board "):
+            board, columns = int(line.split('"')[1]), None
+        elif line.startswith("[ScoreTable "):
+            columns = [c.split("\\")[0] for c in line.split('"')[1].split(";")]
+            boards[board] = []
+        elif line.startswith("[") or not line.strip():
+            columns = None if not line.strip() else columns
+        elif columns:
+            boards[board].append(dict(zip(columns, (c.strip('"') for c in line.split()))))
+    return boards
+
+
+def butler_expectation(text, points):
+    """What `datum score --datum mean --compare-published` should find in a PBN text whose NS and
+    EW points are the columns points[0], points[1]: (NS lines published, of them equal to the
+    Butler IMPs against the mean of the board's scores within 0.005, the same two for EW, sit-out
+    rows, boards played per pair number)."""
+    n = agree = ew_n = ew_agree = byes = 0
+    boards_played = {}
+    for rows in score_tables(text).values():
+        real = [r for r in rows if "-" not in (r["PairId_NS"], r["PairId_EW"])]
+        byes += len(rows) - len(real)
+        scores = [int(r["Score_NS"]) if r["Score_NS"] != "-" else -int(r["Score_EW"])
+                  for r in real]
+        mean = Fraction(sum(scores), len(scores))
+        for r, score in zip(real, scores):
+            diff = score - mean
+            imps = sum(abs(diff) >= t for t in WBF) * (1 if diff >= 0 else -1)
+            for side in ("PairId_NS", "PairId_EW"):
+                boards_played[r[side]] = boards_played.get(r[side], 0) + 1
+            if r[points[0]] != "-":
+                n += 1
+                agree += abs(Fraction(r[points[0]]) - imps) <= Fraction(5, 1000)
+            if r[points[1]] != "-":
+                ew_n += 1
+                ew_agree += abs(Fraction(r[points[1]]) + imps) <= Fraction(5, 1000)
+    return n, agree, ew_n, ew_agree, byes, boards_played
+
+
+def published(datum, tmp):
+    """Handmade Butler and matchpoint PBN files: their sit-outs skipped and counted, their
+    published points compared by `datum score --datum mean --compare-published`, with the counts
+    worked out above from the files; a bye with a result, or a bad figure, refused at its line."""
+    for name, text, points, method in (("butler", BUTLER, ("IMP_NS", "IMP_EW"), None),
+                                       ("mp", MATCHPOINTS, ("MP_NS", "MP_EW"), "matchpoints")):
+        pbn, out = os.path.join(tmp, name + ".pbn"), os.path.join(tmp, name + ".h5")
+        with open(pbn, "w") as f:
+            f.write(text)
+        n, agree, ew_n, ew_agree, byes, boards_played = butler_expectation(text, points)
+        p = run(datum, "import", "--format", "pbn", "--strict", pbn, "-o", out)
+        check(p.returncode == 0 and f"skipped {byes} sit-out row" in p.stderr,
+              f"{name}: import with {byes} byes: {p.returncode} {p.stderr!r}")
+        p = run(datum, "score", out, "--datum", "mean", "--compare-published", "--pairs", "-")
+        want = [f"published: {agree} of {n} lines agree (tolerance 0.005)",
+                f"published: East-West: {ew_agree} of {ew_n} lines agree"]
+        if method:
+            want.append(f"published: note: {n} of these lines publish {method} figures")
+        check(p.returncode == 0 and all(w in p.stderr for w in want),
+              f"{name}: --compare-published: want {want}, got {p.returncode} {p.stderr!r}")
+        got = {r["pair"].split("/")[-1]: int(r["boards"])
+               for r in csv.DictReader(io.StringIO(p.stdout))}
+        check(got == boards_played, f"{name}: boards per pair {got} != {boards_played}")
+    # Expected for the files above, as the comment says: a check of the checker.
+    check(butler_expectation(BUTLER, ("IMP_NS", "IMP_EW"))[:5] == (8, 7, 7, 6, 2)
+          and butler_expectation(MATCHPOINTS, ("MP_NS", "MP_EW"))[:5] == (4, 2, 4, 0, 1),
+          "the handmade files' expectations")
+    for what, old, new, line in (
+            ("a bye with a score", ' 5  1  9  -  -   -  -      -',
+             ' 5  1  9  -  -   -  -  "420"', 12),
+            ("a bad figure", '-2     2', '-2,5   2', 10)):
+        pbn = os.path.join(tmp, "bad.pbn")
+        with open(pbn, "w") as f:
+            f.write(BUTLER.replace(old, new))
+        p = run(datum, "import", "--format", "pbn", pbn, "-o", os.path.join(tmp, "bad.h5"))
+        check(p.returncode == 2 and f"bad.pbn:{line}:" in p.stderr,
+              f"{what}: want exit 2 at line {line}, got {p.returncode} {p.stderr!r}")
+
+
+def real_published(root):
+    """Every real PBN file whose [ScoreTable] or [TotalScoreTable] publishes figures (IMP_*, MP_*,
+    Percentage_*, a datum) must have its reproduction test here; there is none under the shared
+    data today (docs/peers.md), which this checks, so that a new one is not forgotten."""
+    import glob
+    import re
+    files = sorted(glob.glob(os.path.join(root, "**", "*.pbn"), recursive=True))
+    publishing = []
+    for path in files:
+        text = open(path, encoding="latin-1").read()
+        for header in re.findall(r'\[(?:Total)?ScoreTable "([^"]*)"\]', text):
+            names = {c.split("\\")[0].lower() for c in header.split(";")}
+            if any(n.startswith(("imp", "mp_", "percentage", "butler")) or "datum" in n
+                   for n in names):
+                publishing.append(os.path.relpath(path, root))
+                break
+    print(f"real PBN files: {len(files)}, publishing figures: {publishing}")
+    check(files and publishing == [],
+          f"real PBN files that publish figures, untested: {publishing}")
+
+
 def real(datum, tmp, root):
     here = os.path.join(root, "usebio-ukbridge-club-website", "test-payloads", "usebio-and-pbn")
     pbn, xml = os.path.join(here, "hands.pbn"), os.path.join(here, "usebio.xml")
@@ -240,7 +398,9 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         handmade(a.datum, tmp)
+        published(a.datum, tmp)
         if a.real:
+            real_published(a.real)
             real(a.datum, tmp, a.real)
             pbntools(a.datum, tmp, a.real)
             bbo_imp_pairs(a.datum, tmp, a.real)

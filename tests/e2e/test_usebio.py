@@ -319,6 +319,28 @@ def error_paths(datum, tmp):
         want = [("Test 2026-03-09/-/1", "420", "", "1.5"),
                 ("Test 2026-03-09/-/3", "", "A+/A-", "")]
         check(got == want, "good: published %s" % rows)
+    # A sit-out line (a pair, no opponent, no score) is skipped with its count on stderr: the
+    # archive scores as the good file's; with a score it is refused.
+    sitout = ("    <TRAVELLER_LINE>\n      <NS_PAIR_NUMBER>5</NS_PAIR_NUMBER>\n"
+              "    </TRAVELLER_LINE>\n")
+    first_line = good.index("    <TRAVELLER_LINE>")
+    for name, text, want_rc, want_err in (
+            ("sitout", good[:first_line] + sitout + good[first_line:], 0,
+             "skipped 1 sit-out row "),
+            ("byescore", good[:first_line] + sitout.replace("</NS_PAIR_NUMBER>",
+                                                            "</NS_PAIR_NUMBER><SCORE>0</SCORE>")
+             + good[first_line:], 2, "byescore.xml:8: TRAVELLER_LINE: missing or empty element "
+                                     "EW_PAIR_NUMBER")):
+        path, out2 = os.path.join(tmp, name + ".xml"), os.path.join(tmp, name + ".h5")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        rc, so, se = run(datum, "import", "--format", "usebio", path, "-o", out2)
+        check(rc == want_rc and want_err in se, "%s: %d %r" % (name, rc, se))
+        if rc == 0:
+            same = [run(datum, "score", a, "--datum", "mean", "--results", "-")[1]
+                    for a in (out, out2)]
+            check(same[0] == same[1] and "imported 2 results" in so,
+                  "%s: scores %r, not the good file's %r" % (name, same[1], same[0]))
     # Without any published points: --compare-published is an error (exit 2), nothing written.
     path = os.path.join(tmp, "nopoints.xml")
     with open(path, "w", encoding="utf-8") as f:

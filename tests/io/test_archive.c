@@ -97,9 +97,17 @@ static void replace_dataset(hid_t f, const char *path, hid_t type, const int64_t
     H5Sclose(space);
 }
 
+/* Sets (or adds, as int32) an integer root attribute. */
 static void set_int_attr(hid_t f, const char *name, int64_t value)
 {
-    hid_t attr = H5Aopen(f, name, H5P_DEFAULT);
+    hid_t attr = H5I_INVALID_HID;
+    if (H5Aexists(f, name) > 0) {
+        attr = H5Aopen(f, name, H5P_DEFAULT);
+    } else {
+        hid_t space = H5Screate(H5S_SCALAR);
+        attr = H5Acreate2(f, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
+        H5Sclose(space);
+    }
     assert_true(attr >= 0);
     assert_true(H5Awrite(attr, H5T_NATIVE_INT64, &value) >= 0);
     H5Aclose(attr);
@@ -248,6 +256,12 @@ static void test_bad_datasets(void **state)
                       "intpub.h5: damaged archive: results/published_ns is not a 1-D real dataset");
     expect_attr_refused("pub2.h5", "has_published", 2,
                         "pub2.h5: damaged archive: a summary attribute is out of range");
+    /* Likewise has_published_percent, which an archive without percentages
+     * lacks (it reads as 0). */
+    expect_attr_refused("nopct.h5", "has_published_percent", 1,
+                        "nopct.h5: damaged archive: results/published_ns_percent is missing");
+    expect_attr_refused("pct2.h5", "has_published_percent", 2,
+                        "pct2.h5: damaged archive: a summary attribute is out of range");
 }
 
 static void test_values_out_of_range(void **state)

@@ -22,7 +22,7 @@ typedef struct {
     int32_t table[128], ns[128], ew[128], score[128], date[128], ns_team[128], ew_team[128],
         match[128];
     uint8_t adjusted[128], method[128];
-    double published_ns[128], published_ew[128];
+    double published_ns[128], published_ew[128], percent_ns[128], percent_ew[128];
     datum_chunk c;
 } chunk_buf;
 
@@ -479,6 +479,84 @@ static void test_published(void **state)
     datum_ctx_free(&ctx);
 }
 
+/* The published percentages: their own plan flag and attribute, both or
+ * none, NaN where a chunk has none; absent from an archive without them,
+ * attribute included (it reads as 0). */
+static void test_published_percent(void **state)
+{
+    datum_ctx *ctx = NULL;
+    datum_archive_plan plan = small_plan();
+    chunk_buf b;
+    datum_archive *a = NULL;
+    datum_archive_info info;
+    datum_chunk_reader *r = NULL;
+    datum_chunk c;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    datum_archive_writer *w = open_writer(ctx, &plan, NULL);
+    chunk_init(&b);
+    add_field(&b, 0, 0, 1, 2, 19784);
+    b.c.published_ns_percent = b.percent_ns;
+    b.c.published_ew_percent = b.percent_ew;
+    assert_failure(ctx, datum_archive_writer_append(w, &b.c), DATUM_E_ARG,
+                   "cannot write w.h5: a chunk has a column that the plan did not declare");
+    datum_archive_writer_abort(&w);
+
+    plan.has_published_percent = 2;
+    assert_failure(ctx, datum_archive_writer_create(ctx, "w.h5", &plan, NULL, &w), DATUM_E_ARG,
+                   "archive plan out of range (see datum_io.h)");
+    plan.has_published_percent = 1;
+    w = open_writer(ctx, &plan, NULL);
+    b.c.published_ew_percent = NULL;
+    assert_failure(ctx, datum_archive_writer_append(w, &b.c), DATUM_E_ARG,
+                   "cannot write w.h5: published_ns_percent and published_ew_percent: both or "
+                   "none");
+    b.c.published_ew_percent = b.percent_ew;
+    const double ns[2] = {62.5, NAN}, ew[2] = {37.5, 50};
+    memcpy(b.percent_ns, ns, sizeof ns);
+    memcpy(b.percent_ew, ew, sizeof ew);
+    b.percent_ew[1] = -INFINITY;
+    assert_failure(ctx, datum_archive_writer_append(w, &b.c), DATUM_E_ARG,
+                   "cannot write w.h5: results/published_ew_percent[1] is infinite (a real or "
+                   "NaN)");
+    b.percent_ew[1] = 50;
+    assert_int_equal(datum_archive_writer_append(w, &b.c), DATUM_OK);
+    chunk_init(&b);
+    add_field(&b, 0, 0, 2, 1, 19784); /* no percentage: NaN stored */
+    assert_int_equal(datum_archive_writer_append(w, &b.c), DATUM_OK);
+    commit_and_open(ctx, &w, &a, &info);
+    assert_int_equal(info.has_published_percent, 1);
+    assert_int_equal(info.has_published, 0); /* the two flags are independent */
+    assert_int_equal(datum_chunk_reader_create(ctx, a, DATUM_COL_ALL, 100, &r), DATUM_OK);
+    assert_int_equal(datum_chunk_reader_next(r, &c), DATUM_OK);
+    assert_null(c.published_ns);
+    assert_int_equal(c.n_rows, 3);
+    assert_true(c.published_ns_percent[0] == 62.5 && c.published_ew_percent[0] == 37.5);
+    assert_true(isnan(c.published_ns_percent[1]) && c.published_ew_percent[1] == 50);
+    assert_true(isnan(c.published_ns_percent[2]) && isnan(c.published_ew_percent[2]));
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    hid_t f = H5Fopen("w.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    layout(f, "results/published_ns_percent", H5T_IEEE_F64LE, 100);
+    layout(f, "results/published_ew_percent", H5T_IEEE_F64LE, 100);
+    assert_int_equal(H5Aexists(f, "has_published_percent"), 1);
+    H5Fclose(f);
+
+    /* Without percentages: neither the datasets nor the attribute. */
+    plan.has_published_percent = 0;
+    w = open_writer(ctx, &plan, NULL);
+    chunk_init(&b);
+    add_field(&b, 0, 0, 1, 2, 19784);
+    assert_int_equal(datum_archive_writer_append(w, &b.c), DATUM_OK);
+    commit_and_open(ctx, &w, &a, &info);
+    assert_int_equal(info.has_published_percent, 0);
+    datum_archive_close(&a);
+    f = H5Fopen("w.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_int_equal(H5Aexists(f, "has_published_percent"), 0);
+    assert_int_equal(H5Lexists(f, "results/published_ns_percent", H5P_DEFAULT), 0);
+    H5Fclose(f);
+    datum_ctx_free(&ctx);
+}
+
 static void test_dictionaries_and_truth(void **state)
 {
     static const char *const unsorted[] = {"P1", "P0"}, *const repeated[] = {"P0", "P0"};
@@ -568,6 +646,7 @@ int main(void)
         tu_temp_dir_test(test_refusals),
         tu_temp_dir_test(test_teams),
         tu_temp_dir_test(test_published),
+        tu_temp_dir_test(test_published_percent),
         tu_temp_dir_test(test_dictionaries_and_truth),
         tu_temp_dir_test(test_abort),
     };

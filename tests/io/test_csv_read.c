@@ -1,6 +1,6 @@
-/* test_csv_read.c - the results CSV reader: RFC 4180 parsing, and every bad
- * input rejected by the import with "FILE:LINE: column NAME: ..." and
- * nothing left behind. */
+/* test_csv_read.c - the results CSV reader: RFC 4180 parsing, sit-out rows
+ * skipped and counted, and every bad input rejected by the import with
+ * "FILE:LINE: column NAME: ..." and nothing left behind. */
 #include "io_test_util.h"
 #include "io_common.h"
 
@@ -252,6 +252,86 @@ static void test_field_errors(void **state)
     datum_ctx_free(&ctx);
 }
 
+static void count_warning(void *user, const char *message)
+{
+    char *last = user;
+    snprintf(last, 160, "%s", message);
+}
+
+/* A row with one pair and no opponent, no score and no adjusted code is a
+ * sit-out: skipped and counted; one that has a result, or no pair at all, or
+ * a bad cell elsewhere, is refused. */
+static void test_sitouts(void **state)
+{
+    (void)state;
+    datum_ctx *ctx = NULL;
+    io_result_row rows[4];
+    char names[4][4][32];
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    const char *text = HEADER_ADJ "E,2024-03-02,A,1,1,P1,P2,420,\n"
+                                  "E,2024-03-02,A,1,2,P3,,,\n"
+                                  "E,2024-03-02,A,1,3,,P4,,\n"
+                                  "E,2024-03-02,A,1,4,P5,P6,,A/A\n";
+    size_t n = read_rows(ctx, text, rows, names, 4);
+    assert_int_equal(n, 2);
+    assert_int_equal(rows[1].line, 5);
+    assert_string_equal(names[1][2], "P5");
+    io_results_reader *r = NULL;
+    io_result_row row;
+    assert_int_equal(io_results_open(ctx, "r.csv", &r), DATUM_OK);
+    const uint64_t *sitouts = io_results_sitouts(r);
+    assert_int_equal(*sitouts, 0);
+    assert_int_equal(io_results_next(r, &row), 1);
+    assert_int_equal(io_results_next(r, &row), 1); /* the two sit-outs passed over */
+    assert_int_equal(*sitouts, 2);
+    assert_int_equal(io_results_next(r, &row), 0);
+    io_results_close(&r);
+
+    /* Through the import: one warning with the count, DATUM_OK, and the
+     * pairs that only sat out are not in the archive. */
+    char last[160] = "";
+    datum_ctx_set_warning(ctx, count_warning, last);
+    const char *paths[] = {"r.csv"};
+    assert_int_equal(datum_import_csv(ctx, paths, 1, "s.h5", NULL), DATUM_OK);
+    assert_int_equal(datum_ctx_warnings(ctx), 1);
+    assert_string_equal(last, "skipped 2 sit-out rows (a pair without an opponent and without a "
+                              "result: not scored)");
+    datum_archive *a;
+    assert_int_equal(datum_archive_open(ctx, "s.h5", &a), DATUM_OK);
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    assert_int_equal(info.n_results, 2);
+    assert_int_equal(info.n_pairs, 4); /* P1, P2, P5, P6 */
+    datum_archive_close(&a);
+    /* No sit-out, no warning. */
+    tu_write("r.csv", HEADER ROW1);
+    assert_int_equal(datum_import_csv(ctx, paths, 1, "t.h5", NULL), DATUM_OK);
+    assert_int_equal(datum_ctx_warnings(ctx), 1);
+    datum_ctx_free(&ctx);
+    remove("s.h5");
+    remove("t.h5");
+
+    /* Not sit-outs: a result (a score, even blank, or an adjusted code)
+     * without an opponent, no pair at all, a bad cell of a sit-out row. */
+    expect_error(HEADER "E,2024-03-02,A,1,2,P3,,10\n", DATUM_E_INPUT,
+                 "r.csv:2: column ew_pair: empty (a name is required)");
+    expect_error(HEADER "E,2024-03-02,A,1,2,,P3, \n", DATUM_E_INPUT,
+                 "r.csv:2: column ns_pair: empty (a name is required)");
+    expect_error(HEADER_ADJ "E,2024-03-02,A,1,2,P3,,,A+\n", DATUM_E_INPUT,
+                 "r.csv:2: column ew_pair: empty (a name is required)");
+    expect_error(HEADER "E,2024-03-02,A,1,2,,,\n", DATUM_E_INPUT,
+                 "r.csv:2: column ns_pair: empty (a name is required)");
+    expect_error(HEADER "E,2024-03-02,A,0,2,P3,,\n", DATUM_E_INPUT,
+                 "r.csv:2: column board: \"0\" is out of range (at least 1)");
+    expect_error(HEADER "E,2024-03-02,A,1,2,P3,\n", DATUM_E_INPUT,
+                 "r.csv:2: column ns_score: missing field (the row has 7 fields, the header 8)");
+    expect_error(HEADER "E,2024-03-02,A,1,2,P3,,\n", DATUM_E_INPUT,
+                 "no results in the input (only headers and sit-out rows)");
+    expect_error("event,date,section,board,table,ns_pair,ew_pair,ns_score,ns_team,ew_team,match\n"
+                 "E,2024-03-02,A,1,2,P3,,,T1,\xC3\x28,\n",
+                 DATUM_E_INPUT, "r.csv:2: column ew_team: not valid UTF-8");
+}
+
 static void test_errors_across_files(void **state)
 {
     datum_ctx *ctx = NULL;
@@ -289,6 +369,7 @@ int main(void)
         tu_temp_dir_test(test_nul_byte),
         tu_temp_dir_test(test_value_errors),
         tu_temp_dir_test(test_field_errors),
+        tu_temp_dir_test(test_sitouts),
         tu_temp_dir_test(test_errors_across_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,11 +1,14 @@
 /* test_pbn.c - the PBN reader through the library API (datum_import_pbn):
  * the warning callback and count, DATUM_W_SCORE, --strict as an error, the
- * FILE:LINE messages of malformed files, ISO-8859-1 names, and every
- * allocation refused in turn (alloc_loop.h). The CLI and the real files: tests/e2e/test_pbn.py. */
+ * FILE:LINE messages of malformed files, ISO-8859-1 names, sit-out rows
+ * skipped and counted, the published figures (IMP_NS, MP_NS, Percentage_NS
+ * and their EW twins) in the archive, and every allocation refused in turn
+ * (alloc_loop.h). The CLI and the real files: tests/e2e/test_pbn.py. */
 #include "alloc_loop.h"
 #include "io_test_util.h"
 #include "datum_io.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,6 +103,34 @@ static void test_malformed(void **state)
          "e.pbn:3: pair 1 plays both NS and EW"},
         {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n? 1 420\n",
          "e.pbn:3: pair number missing (\"-\" or \"?\")"},
+        /* Not sit-outs: a pair without an opponent but with a result (a
+         * score, a contract, a passed-out board), an unknown pair, no pair at
+         * all; and a sit-out row is still read: a bad table is an error. */
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n7 - 420\n",
+         "e.pbn:3: pair number missing (\"-\" or \"?\")"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS;Score_EW\"]\n- 7 - 50\n",
+         "e.pbn:3: pair number missing (\"-\" or \"?\")"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Contract;Declarer;Result\"]\n"
+         "7 - Pass - -\n",
+         "e.pbn:3: pair number missing (\"-\" or \"?\")"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n? - -\n",
+         "e.pbn:3: pair number missing (\"-\" or \"?\")"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n- - -\n",
+         "e.pbn:3: pair number missing (\"-\" or \"?\")"},
+        {"[Board \"1\"]\n[ScoreTable \"Table;PairId_NS;PairId_EW;Score_NS\"]\nx 7 - -\n",
+         "e.pbn:3: column Table: \"x\" is not a table number"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n7 - - 1\n",
+         "e.pbn:3: 4 cells in a row of the 3-column [ScoreTable]"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n7 - -\n",
+         "e.pbn: no results ([ScoreTable] rows or games with a [Contract]) but sit-outs"},
+        /* Published figures: numbers, or -, ? or an empty cell. */
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS;IMP_NS\"]\n1 2 420 3,5\n",
+         "e.pbn:3: column IMP_NS: \"3,5\" is not a number"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS;MP_EW\"]\n1 2 420 x\n",
+         "e.pbn:3: column MP_EW: \"x\" is not a number"},
+        {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS;Percentage_NS\"]\n"
+         "1 2 420 50%\n",
+         "e.pbn:3: column Percentage_NS: \"50%\" is not a number"},
         {"[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Table;Score_NS\"]\n1 2 x 420\n",
          "e.pbn:3: column Table: \"x\" is not a table number"},
         {"[Board \"1\"]\n[Date \"2024.13.01\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n"
@@ -175,6 +206,19 @@ static void test_latin1_and_tags(void **state)
     datum_ctx_free(&ctx);
 }
 
+/* A fresh context in *ctx, its warnings counted in w, and the import of the
+ * PBN file path into out with po: the import's return code. */
+static int import_watched(datum_ctx **ctx, const char *path, const char *out,
+                          datum_pbn_options *po, seen *w)
+{
+    const char *paths[] = {path};
+    assert_int_equal(datum_ctx_create(ctx), DATUM_OK);
+    datum_ctx_set_warning(*ctx, on_warning, w);
+    int rc = datum_import_pbn(*ctx, paths, 1, out, po, NULL);
+    if (rc < 0) fail_msg("%d %s %s", rc, datum_ctx_message(*ctx), w->first);
+    return rc;
+}
+
 /* One game per table result (PbnTools' form): players' tags, [Contract],
  * [Declarer], [Result], an optional [Score "NS 420"]. */
 static void test_single_games(void **state)
@@ -189,14 +233,10 @@ static void test_single_games(void **state)
                       "[Result \"-1\"]\n[Score \"NS -200\"]\n\n"
                       "[Event \"E\"]\n[Board \"2\"]\n[Contract \"?\"]\n");
     datum_ctx *ctx;
-    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
-    const char *paths[] = {"s.pbn"};
     seen w = {0, ""};
     datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
-    datum_ctx_set_warning(ctx, on_warning, &w);
     /* Board 2: NS vulnerable; 3NTX-1 vulnerable is -200, 4H= by EW -420. */
-    int rc = datum_import_pbn(ctx, paths, 1, "s.h5", &po, NULL);
-    if (rc != DATUM_OK) fail_msg("%d %s %s", rc, datum_ctx_message(ctx), w.first);
+    assert_int_equal(import_watched(&ctx, "s.pbn", "s.h5", &po, &w), DATUM_OK);
     assert_int_equal(po.n_computed, 1);
     datum_archive *a;
     assert_int_equal(datum_archive_open(ctx, "s.h5", &a), DATUM_OK);
@@ -205,6 +245,95 @@ static void test_single_games(void **state)
     assert_int_equal(info.n_results, 2);
     assert_int_equal(info.n_fields, 1);
     assert_int_equal(info.n_pairs, 4); /* E/Para-1, E/Para-2, E/a & b, E/c & d */
+    datum_archive_close(&a);
+    datum_ctx_free(&ctx);
+}
+
+/* Sit-out rows (a pair against "-", no result: a bye, an award against a
+ * phantom) are skipped and counted in one warning; the table's published
+ * figures reach the archive: matchpoints and percentages in board 1, Butler
+ * IMPs in board 2 ([Scoring] names them), imps without [Scoring] in board 3,
+ * nothing in board 4. */
+#define SITOUTS                                                                                    \
+    "[Event \"Club\"]\n[Board \"1\"]\n[Vulnerable \"None\"]\n[Scoring \"MatchPoints;MP1\"]\n"      \
+    "[ScoreTable \"Table\\\\2R;PairId_NS;PairId_EW;Contract;Declarer;Result;Score_NS;IMP_NS;"      \
+    "MP_NS;MP_EW;Percentage_NS;Percentage_EW\"]\n"                                                 \
+    " 1  1  2 4S  N 10 \"420\" 9 4.0 0.0 100   0\n"                                                \
+    " 2  3  4 4S  N  9     - 9 0.5 3.5 12.5 87.5\n"                                                \
+    " 3  7  -  -  -  -     - - -   -    -    -\n"                                                  \
+    " 4  5  6 3NT S  9   400 9 2   2   \"\"   50\n"                                                \
+    " -  -  8  -  -  -     - - -   -    -    -\n"                                                  \
+    " 6  9  - A+  -  -     - - -   -    -    -\n"                                                  \
+    "\n[Board \"2\"]\n[Vulnerable \"None\"]\n[Scoring \"IMP;Butler\"]\n"                           \
+    "[ScoreTable \"PairId_NS;PairId_EW;Score_NS;IMP_NS;IMP_EW\"]\n"                                \
+    "1 2 420 5 -5\n- 7 - - -\n3 4 170 -2.5 ?\n"                                                    \
+    "\n[Board \"3\"]\n[Vulnerable \"None\"]\n[Scoring \"\"]\n"                                     \
+    "[ScoreTable \"PairId_NS;PairId_EW;Score_NS;IMP_NS\"]\n1 2 420 1\n"                            \
+    "\n[Board \"4\"]\n[Vulnerable \"None\"]\n"                                                     \
+    "[ScoreTable \"PairId_NS;PairId_EW;Score_NS;IMP_NS\"]\n1 2 420 -\n"
+
+static void test_sitouts_and_published(void **state)
+{
+    (void)state;
+    tu_write("p.pbn", SITOUTS);
+    datum_ctx *ctx;
+    seen w = {0, ""};
+    datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
+    /* The sit-outs' warning is no suspect score: DATUM_OK, not DATUM_W_SCORE. */
+    assert_int_equal(import_watched(&ctx, "p.pbn", "p.h5", &po, &w), DATUM_OK);
+    assert_int_equal(w.n, 1);
+    assert_string_equal(w.first, "skipped 4 sit-out rows (a pair without an opponent and without "
+                                 "a result: not scored)");
+    assert_int_equal(po.n_computed, 1); /* 4S-1 by N: -50 */
+    datum_archive *a;
+    assert_int_equal(datum_archive_open(ctx, "p.h5", &a), DATUM_OK);
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    assert_int_equal(info.n_results, 7);
+    assert_int_equal(info.n_fields, 4);
+    assert_int_equal(info.n_pairs, 6); /* 7, 8 and 9 only sat out */
+    assert_int_equal(info.has_published, 1);
+    assert_int_equal(info.has_published_percent, 1);
+    datum_chunk_reader *r = NULL;
+    datum_chunk c;
+    assert_int_equal(datum_chunk_reader_create(ctx, a, DATUM_COL_ALL, 100, &r), DATUM_OK);
+    assert_int_equal(datum_chunk_reader_next(r, &c), DATUM_OK);
+    assert_int_equal(c.n_rows, 7);
+    static const int32_t table[7] = {1, 2, 4, 1, 3, 1, 1}, score[7] = {420, -50, 400, 420,
+                                                                      170, 420, 420};
+    static const double ns[7] = {4, 0.5, 2, 5, -2.5, 1, NAN}, ew[7] = {0, 3.5, 2, -5, NAN, NAN,
+                                                                       NAN};
+    static const double ns_pct[7] = {100, 12.5, NAN, NAN, NAN, NAN, NAN},
+                        ew_pct[7] = {0, 87.5, 50, NAN, NAN, NAN, NAN};
+    static const uint8_t method[7] = {DATUM_PUBLISHED_MATCHPOINTS, DATUM_PUBLISHED_MATCHPOINTS,
+                                      DATUM_PUBLISHED_MATCHPOINTS, DATUM_PUBLISHED_BUTLER,
+                                      DATUM_PUBLISHED_BUTLER,      DATUM_PUBLISHED_IMPS,
+                                      DATUM_PUBLISHED_NONE};
+#define SAME_REAL(x, y) ((isnan(x) && isnan(y)) || (x) == (y))
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(c.table[i], table[i]);
+        assert_int_equal(c.ns_score[i], score[i]);
+        assert_true(SAME_REAL(c.published_ns[i], ns[i]));
+        assert_true(SAME_REAL(c.published_ew[i], ew[i]));
+        assert_true(SAME_REAL(c.published_ns_percent[i], ns_pct[i]));
+        assert_true(SAME_REAL(c.published_ew_percent[i], ew_pct[i]));
+        assert_int_equal(c.published_method[i], method[i]);
+    }
+#undef SAME_REAL
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+
+    /* Without any figure and without sit-outs: neither the columns nor a
+     * warning. */
+    tu_write("q.pbn", "[Board \"1\"]\n[ScoreTable \"PairId_NS;PairId_EW;Score_NS;IMP_NS;"
+                      "Percentage_EW\"]\n1 2 420 - ?\n");
+    const char *paths[] = {"q.pbn"};
+    assert_int_equal(datum_import_pbn(ctx, paths, 1, "q.h5", NULL, NULL), DATUM_OK);
+    assert_int_equal(w.n, 1);
+    assert_int_equal(datum_archive_open(ctx, "q.h5", &a), DATUM_OK);
+    datum_archive_get_info(a, &info);
+    assert_int_equal(info.has_published, 0);
+    assert_int_equal(info.has_published_percent, 0);
     datum_archive_close(&a);
     datum_ctx_free(&ctx);
 }
@@ -274,6 +403,7 @@ int main(void)
         tu_temp_dir_test(test_malformed),
         tu_temp_dir_test(test_latin1_and_tags),
         tu_temp_dir_test(test_single_games),
+        tu_temp_dir_test(test_sitouts_and_published),
         tu_temp_dir_test(test_dates),
         tu_temp_dir_test(test_alloc_failure),
     };

@@ -1,7 +1,8 @@
 /* test_usebio.c - the USEBIO reader through the library API: a small file with
  * a Mitchell section, a Howell section, an adjusted line and a teams match
  * read back from the archive, its published points and their kinds too (none
- * in a CSV import); the errors (FILE:LINE, nothing left behind);
+ * in a CSV import); sit-out lines skipped and counted; the errors (FILE:LINE,
+ * nothing left behind);
  * every allocation of io/ refused in turn (alloc_loop.h; libxml2's own
  * allocations are not). */
 #include "alloc_loop.h"
@@ -204,9 +205,78 @@ static void test_published(void **state)
     assert_null(c.published_ns);
     assert_null(c.published_ew);
     assert_null(c.published_method);
+    assert_null(c.published_ns_percent);
     datum_chunk_reader_free(&r);
     datum_archive_close(&a);
     datum_ctx_free(&ctx);
+}
+
+static void last_warning(void *user, const char *message)
+{
+    snprintf(user, 160, "%s", message);
+}
+
+#define USEBIO_BOARD(lines)                                                                        \
+    "<USEBIO><EVENT><DATE>01/01/2024</DATE><BOARD><BOARD_NUMBER>1</BOARD_NUMBER>\n" lines         \
+    "</BOARD></EVENT></USEBIO>\n"
+#define PAIRS(ns, ew)                                                                              \
+    "<NS_PAIR_NUMBER>" ns "</NS_PAIR_NUMBER><EW_PAIR_NUMBER>" ew "</EW_PAIR_NUMBER>"
+
+/* A line with one side's pair (or players) and no opponent, and no score of
+ * any kind, is a sit-out: skipped, counted, given no table number; one with
+ * a score is refused, as is a line without any pair. */
+static void test_sitouts(void **state)
+{
+    (void)state;
+    tu_write("s.xml", USEBIO_BOARD(
+        "<TRAVELLER_LINE>" PAIRS("1", "2") "<SCORE>420</SCORE></TRAVELLER_LINE>\n"
+        "<TRAVELLER_LINE><NS_PAIR_NUMBER>5</NS_PAIR_NUMBER><NS_BUTLER_POINTS>0"
+        "</NS_BUTLER_POINTS></TRAVELLER_LINE>\n"
+        "<TRAVELLER_LINE>" PAIRS(" ", "6") "<SCORE></SCORE></TRAVELLER_LINE>\n"
+        "<TRAVELLER_LINE><E_PLAYER_NUMBER>7</E_PLAYER_NUMBER><W_PLAYER_NUMBER>8"
+        "</W_PLAYER_NUMBER></TRAVELLER_LINE>\n"
+        "<TRAVELLER_LINE>" PAIRS("3", "4") "<SCORE>-50</SCORE></TRAVELLER_LINE>\n"));
+    const char *paths[] = {"s.xml"};
+    char last[160] = "";
+    datum_ctx *ctx = NULL;
+    datum_archive *a = NULL;
+    datum_chunk_reader *r = NULL;
+    datum_chunk c;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    datum_ctx_set_warning(ctx, last_warning, last);
+    int rc = datum_import_usebio(ctx, paths, 1, "s.h5", NULL);
+    if (rc != DATUM_OK) fail_msg("%s", datum_ctx_message(ctx));
+    assert_int_equal(datum_ctx_warnings(ctx), 1);
+    assert_string_equal(last, "skipped 3 sit-out rows (a pair without an opponent and without a "
+                              "result: not scored)");
+    assert_int_equal(datum_archive_open(ctx, "s.h5", &a), DATUM_OK);
+    assert_int_equal(datum_chunk_reader_create(ctx, a, DATUM_COL_TABLE | DATUM_COL_NS_SCORE, 100,
+                                               &r),
+                     DATUM_OK);
+    assert_int_equal(datum_chunk_reader_next(r, &c), DATUM_OK);
+    assert_int_equal(c.n_rows, 2);
+    assert_int_equal(c.table[1], 2); /* the tables rank the lines with a result */
+    assert_int_equal(c.ns_score[1], -50);
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    datum_ctx_free(&ctx);
+    remove("s.xml");
+    remove("s.h5");
+
+    refused(USEBIO_BOARD("<TRAVELLER_LINE><NS_PAIR_NUMBER>1</NS_PAIR_NUMBER><NS_SCORE>100"
+                         "</NS_SCORE></TRAVELLER_LINE>\n"),
+            "bad.xml:2: TRAVELLER_LINE: missing or empty element EW_PAIR_NUMBER");
+    refused(USEBIO_BOARD("<TRAVELLER_LINE><EW_PAIR_NUMBER>1</EW_PAIR_NUMBER><SCORE>A5050"
+                         "</SCORE></TRAVELLER_LINE>\n"),
+            "bad.xml:2: TRAVELLER_LINE: missing or empty element NS_PAIR_NUMBER");
+    refused(USEBIO_BOARD("<TRAVELLER_LINE><NS_BUTLER_POINTS>1</NS_BUTLER_POINTS>"
+                         "</TRAVELLER_LINE>\n"),
+            "bad.xml:2: TRAVELLER_LINE: missing or empty element NS_PAIR_NUMBER");
+    refused(USEBIO_BOARD("<TRAVELLER_LINE><NS_PAIR_NUMBER>1</NS_PAIR_NUMBER></TRAVELLER_LINE>\n"),
+            "bad.xml: no TRAVELLER_LINE in the file but sit-outs");
+    refused("<USEBIO><EVENT><DATE>01/01/2024</DATE>\n<TRAVELLER_LINE><NS_PAIR_NUMBER>1"
+            "</NS_PAIR_NUMBER></TRAVELLER_LINE></EVENT></USEBIO>",
+            "bad.xml:2: TRAVELLER_LINE: outside a BOARD with a BOARD_NUMBER");
 }
 
 static void test_alloc_failure(void **state)
@@ -222,6 +292,7 @@ int main(void)
         tu_temp_dir_test(test_good),
         tu_temp_dir_test(test_errors),
         tu_temp_dir_test(test_published),
+        tu_temp_dir_test(test_sitouts),
         tu_temp_dir_test(test_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
