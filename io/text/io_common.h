@@ -58,6 +58,10 @@ typedef struct {
      * datum_published_method; read only from a source with has_published. */
     double published_ns, published_ew;
     uint8_t published_method;
+    /* The deal of the row's board as a key: rows of one event and board
+     * with equal keys played the same deal; NULL: not known. Read only from
+     * a source with has_deals. */
+    const char *deal;
 } io_result_row;
 
 /* Opens a results CSV and reads its header. */
@@ -81,6 +85,7 @@ typedef struct {
     int (*next)(void *self, io_result_row *row);
     void (*close)(void *self);
     int has_adjusted, has_teams, has_published;
+    int has_deals; /* its rows say which deal they played (io_result_row.deal) */
 } io_row_source;
 
 /* Opens path as a source; arg is the one given to the importer. */

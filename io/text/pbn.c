@@ -7,7 +7,9 @@
  * of a game (an empty line, or the end of the file) its table rows become
  * result rows (a game without a table but with [Contract], [Declarer],
  * [Result] and the players, as PbnTools writes one per table, one row); the rows of a file are a row source (io_pbn_open) that archive/import.c
- * sorts, checks and writes them as for the CSV import.
+ * sorts, checks and writes them as for the CSV import. Each row carries its
+ * game's [Deal] as a key (deal_key), which tells the sections that played
+ * the same deal (/fields/deal_set).
  */
 #include "io_common.h"
 
@@ -23,6 +25,7 @@
 
 typedef struct {
     char *event, *section, *ns_pair, *ew_pair; /* owned */
+    char *deal; /* owned: the deal's key (deal_key), NULL when not known */
     int32_t date, board, table, ns_score;
     uint8_t adjusted;
     uint64_t line;
@@ -37,13 +40,15 @@ typedef struct {
     pbn_row *rows;
     size_t n_rows, rows_cap, next;
     int has_adjusted;
+    char *deal;    /* owned: the key of the game being read, given to its rows */
+    int has_deals; /* a row has a deal */
 } pbn_file;
 
 #define MAX_COLUMNS 64
 
 /* One game: the tags that matter and its [ScoreTable] lines. */
 typedef struct {
-    char *event, *section, *date, *board, *vulnerable; /* point into text */
+    char *event, *section, *date, *board, *vulnerable, *deal; /* point into text */
     char *north, *east, *south, *west, *contract, *declarer, *result, *score;
     uint64_t contract_line, date_line;
     char *header;        /* the ScoreTable tag value, or NULL */
@@ -98,6 +103,7 @@ static void rows_free(pbn_file *f)
         datum_free(f->rows[i].section);
         datum_free(f->rows[i].ns_pair);
         datum_free(f->rows[i].ew_pair);
+        datum_free(f->rows[i].deal);
     }
     datum_free(f->rows);
     f->rows = NULL;
@@ -357,6 +363,8 @@ static int add_row(pbn_file *f, const char *event, const char *section, const ch
     r->ns_pair = pair_name(f, event, section, ns);
     r->ew_pair = pair_name(f, event, section, ew);
     if (!r->event || !r->section || !r->ns_pair || !r->ew_pair) return DATUM_E_NOMEM;
+    if (f->deal && !(r->deal = datum_strdup(f->ctx, f->deal))) return DATUM_E_NOMEM;
+    if (f->deal) f->has_deals = 1;
     r->date = date;
     r->board = board;
     r->table = table;
@@ -412,13 +420,48 @@ static int flush_single(pbn_file *f, pbn_game *g)
                    adjusted, line);
 }
 
+/* The key of a [Deal] tag "F:H1 H2 H3 H4" (first seat F, hands clockwise,
+ * each S.H.D.C): "N:" and the hands from North's, in capitals, so that the
+ * same deal written from another first seat gives the same key. NULL for an
+ * absent or unknown deal ("", "?", four "-"); a value not of this form is
+ * its own key (capitals). *key is malloc'd; DATUM_E_NOMEM on failure. */
+static int deal_key(pbn_file *f, const char *tag, char **key)
+{
+    static const char seats[] = "NESW";
+    char text[256], cells[256], out[256], *hand[5];
+    *key = NULL;
+    if (!tag) return DATUM_OK;
+    size_t n = 0;
+    for (; *tag && n + 1 < sizeof text; tag++)
+        text[n++] = *tag >= 'a' && *tag <= 'z' ? (char)(*tag - 32) : *tag;
+    text[n] = '\0';
+    memcpy(cells, text, n + 1);
+    const char *first = text[0] && text[1] == ':' ? strchr(seats, text[0]) : NULL;
+    int n_hands = first && !strchr(text, '"') ? split_cells(cells + 2, hand, 4) : -1, unknown = 0;
+    for (int k = 0; k < n_hands; k++) unknown += strcmp(hand[k], "-") == 0;
+    if (n_hands == 4 && unknown == 4) return DATUM_OK;
+    if (n_hands == 4) { /* hand[k] is seat (first + k) mod 4 */
+        int north = (4 - (int)(first - seats)) % 4, len = snprintf(out, sizeof out, "N:");
+        for (int k = 0; k < 4; k++)
+            len += snprintf(out + len, sizeof out - (size_t)len, k ? " %s" : "%s",
+                            hand[(north + k) % 4]);
+    } else {
+        snprintf(out, sizeof out, "%s", text + strspn(text, " \t"));
+        if (!out[0] || strcmp(out, "?") == 0) return DATUM_OK;
+    }
+    return (*key = datum_strdup(f->ctx, out)) ? DATUM_OK : DATUM_E_NOMEM;
+}
+
 static int flush_game(pbn_file *f, pbn_game *g)
 {
+    datum_free(f->deal);
+    int rc = deal_key(f, g->deal, &f->deal);
+    if (rc != DATUM_OK) return rc;
     if (!g->header) return flush_single(f, g);
     uint64_t hl = g->header_line;
     int32_t board = 0, date = 0;
     int vul = 0; /* set by game_board on success */
-    int rc = game_board(f, g, hl, &board, &date, &vul);
+    rc = game_board(f, g, hl, &board, &date, &vul);
     if (rc != DATUM_OK) return rc;
 
     /* Columns: "Name\WIDTH" with an alignment letter; the suffix is dropped. */
@@ -506,7 +549,7 @@ static char **game_tag(pbn_game *g, const char *name)
         {"East", offsetof(pbn_game, east)},         {"South", offsetof(pbn_game, south)},
         {"West", offsetof(pbn_game, west)},         {"Contract", offsetof(pbn_game, contract)},
         {"Declarer", offsetof(pbn_game, declarer)}, {"Result", offsetof(pbn_game, result)},
-        {"Score", offsetof(pbn_game, score)},
+        {"Score", offsetof(pbn_game, score)},       {"Deal", offsetof(pbn_game, deal)},
     };
     for (size_t k = 0; k < sizeof tags / sizeof *tags; k++)
         if (same(name, tags[k].name)) return (char **)(void *)((char *)g + tags[k].offset);
@@ -595,7 +638,7 @@ static int parse_file(pbn_file *f)
             if (in_game) rc = flush_game(f, &g);
             g.header = NULL;
             g.n_lines = 0;
-            g.board = g.vulnerable = g.contract = g.declarer = g.result = g.score = NULL;
+            g.board = g.vulnerable = g.contract = g.declarer = g.result = g.score = g.deal = NULL;
             section = NULL;
             in_score_table = in_game = 0;
         } else if (*p == '[') {
@@ -625,6 +668,7 @@ static void pbn_close(void *self)
     if (!f) return;
     rows_free(f);
     datum_free(f->text);
+    datum_free(f->deal);
     datum_free(f);
 }
 
@@ -644,6 +688,7 @@ static int pbn_next(void *self, io_result_row *out)
     out->table = r->table;
     out->ns_score = r->ns_score;
     out->adjusted = r->adjusted;
+    out->deal = r->deal;
     return 1;
 }
 
@@ -663,6 +708,6 @@ int io_pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
         pbn_close(f);
         return rc;
     }
-    *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0, 0};
+    *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0, 0, f->has_deals};
     return DATUM_OK;
 }
