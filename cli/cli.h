@@ -75,6 +75,7 @@ typedef struct {
     int trim_min, small_max, middle_weight, round_unit;
     const char *adjusted_imps, *divisor;
     int doubled, halved;
+    int across_sections; /* --across-sections (score, cross, barking, rate) */
 } cli_method_options;
 
 void cli_method_defaults(cli_method_options *o, const char *preset);
@@ -83,6 +84,17 @@ size_t cli_method_option_table(cli_method_options *o, cli_option *table, size_t 
                                int with_datum, int with_divisor);
 /* Builds o->method from the parsed options. Returns 0 or -1 (printed). */
 int cli_method_resolve(cli_parser *p, cli_method_options *o);
+/* --across-sections: its table entry (setting o->across_sections), its help
+ * text, and what it did, printed on stderr after the run: the fields read
+ * and scored (datum_across_counts), and a note when the archive does not
+ * record which sections share a deal. */
+cli_option cli_across_option(cli_method_options *o);
+#define CLI_ACROSS_HELP                                                                             \
+    "  --across-sections     score each board across the sections of its event\n"                 \
+    "                        that played the same deal (docs/methods.md)\n"
+void cli_across_report(const char *command, const datum_archive *a, const char *archive_path,
+                       uint64_t fields_read, uint64_t fields_scored);
+
 /* Key/value description of the method for output file attributes. The
  * strings live in o's buffers until the next call. Returns the count. */
 size_t cli_method_describe(const cli_method_options *o, const char **keys, const char **values,

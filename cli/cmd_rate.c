@@ -45,6 +45,7 @@ static const char kHelp[] =
     "                        pair,as_of,boards,rating (--out, -o); warm-started\n"
     "  --evaluate            against the generator's true strengths\n"
     "  --fit-until DATE      with --evaluate: fit up to DATE, predict the later boards\n"
+    CLI_ACROSS_HELP
     "  --threads N           worker threads (results never depend on N)\n"
     "\n"
     "Dates are YYYY-MM-DD.\n";
@@ -75,6 +76,7 @@ typedef struct {
     double r_raw, r_rating, rw_raw, rw_rating;
     int has_prediction;
     datum_rate_prediction pred_rating, pred_raw;
+    uint64_t across_read, across_scored; /* --across-sections: fields read, scored */
 } rate_run;
 
 /* ------------------------------------------------------------------------ */
@@ -186,28 +188,32 @@ static int resolve(cli_parser *p, rate_job *job)
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
 
-/* Feeds every chunk of fields to fn (a problem or a prediction). */
+/* Feeds every chunk of fields to fn (a problem or a prediction); with
+ * across (not NULL), the fields merged across sections, in whole events. */
 typedef int (*chunk_fn)(datum_ctx *ctx, void *target, const datum_rate_chunk *c);
 
-static int each_chunk(datum_ctx *ctx, datum_archive *a, const char *label, chunk_fn fn,
-                      void *target)
+static int each_chunk(datum_ctx *ctx, datum_archive *a, datum_across *across, const char *label,
+                      chunk_fn fn, void *target)
 {
     datum_chunk_reader *reader;
     unsigned need = DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR | DATUM_COL_NS_SCORE |
                     DATUM_COL_ADJUSTED | DATUM_COL_DATE;
     int rc = datum_chunk_reader_create(ctx, a, need, (size_t)1 << 20, &reader);
     if (rc < 0) return rc;
+    datum_chunk_reader_set_whole_events(reader, across != NULL);
     datum_archive_info info;
     datum_archive_get_info(a, &info);
     cli_progress progress;
     cli_progress_start(&progress, ctx, label);
     for (;;) {
-        datum_chunk c;
-        if ((rc = datum_chunk_reader_next(reader, &c)) < 0 || c.n_fields == 0) break;
+        datum_chunk read, c;
+        if ((rc = datum_chunk_reader_next(reader, &read)) < 0 || read.n_fields == 0) break;
+        c = read;
+        if (across && (rc = datum_across_merge(across, &read, need, &c)) < 0) break;
         datum_rate_chunk rc_chunk = {c.n_fields, c.offset, c.field_date, c.date,
                                      c.ns_pair, c.ew_pair, c.ns_score, c.adjusted};
         if ((rc = fn(ctx, target, &rc_chunk)) < 0) break;
-        datum_ctx_progress(ctx, c.first_row + c.n_rows, info.n_results);
+        datum_ctx_progress(ctx, read.first_row + read.n_rows, info.n_results);
     }
     cli_progress_finish(&progress);
     datum_chunk_reader_free(&reader);
@@ -402,6 +408,14 @@ static void report_choice(FILE *f, const datum_rate_stats *s)
 }
 
 /* The report's first lines: the command, the archive, the method. */
+/* --across-sections: the fields read and the merged fields scored. */
+static void report_across(FILE *f, const rate_job *job, const rate_run *run)
+{
+    if (job->mo.across_sections)
+        fprintf(f, "  \"across_sections\": {\"fields_read\": %llu, \"fields_scored\": %llu},\n",
+                (unsigned long long)run->across_read, (unsigned long long)run->across_scored);
+}
+
 static void report_head(FILE *f, const rate_job *job, const char *archive)
 {
     fprintf(f, "{\n  \"command\": \"rate\",\n  \"archive\": ");
@@ -434,6 +448,7 @@ static void report_json(FILE *f, const rate_job *job, const char *archive, const
             (unsigned long long)d->fields, (unsigned long long)d->fields_one,
             (unsigned long long)d->rows, (unsigned long long)d->rows_outside,
             (unsigned long long)d->layouts);
+    report_across(f, job, run);
     fprintf(f, "  \"components\": {\"total\": %u, \"dense\": %u, \"largest\": %u, "
                "\"opponent\": %u, \"fixed_direction\": %u, \"groups\": %u},\n",
             s->components, s->dense_components, s->largest_component, s->opponent_components,
@@ -524,8 +539,8 @@ static int write_report(datum_ctx *ctx, const report_args *args,
 /* ------------------------------------------------------------------------ */
 /* Evaluation                                                               */
 
-static int evaluate(datum_ctx *ctx, datum_archive *a, const rate_job *job, const datum_method *m,
-                    const datum_rate_result *r, rate_run *run)
+static int evaluate(datum_ctx *ctx, datum_archive *a, datum_across *across, const rate_job *job,
+                    const datum_method *m, const datum_rate_result *r, rate_run *run)
 {
     uint32_t n = r->n_pairs;
     double *truth = malloc((n + 1) * sizeof *truth);
@@ -544,7 +559,7 @@ static int evaluate(datum_ctx *ctx, datum_archive *a, const rate_job *job, const
     datum_rate_window later = {job->fit_day + 1, job->window.as_of, 0};
     predict_target t = {&later, m, n, r->rating, r->butler_per_board, &run->pred_rating,
                         &run->pred_raw};
-    rc = each_chunk(ctx, a, "predict", predict_chunk, &t);
+    rc = each_chunk(ctx, a, across, "predict", predict_chunk, &t);
     run->has_prediction = rc == DATUM_OK;
     return rc;
 }
@@ -603,8 +618,10 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
     datum_archive *a = NULL;
     datum_rate_problem *problem = NULL;
     datum_rate_result *r = NULL;
+    datum_across *across = NULL;
     double *warm = NULL, t0 = cli_now();
     int rc = datum_archive_open(ctx, archive_path, &a), solved = DATUM_OK;
+    if (rc >= 0 && job->mo.across_sections) rc = datum_across_create(ctx, a, &across);
     if (rc < 0) goto done;
     datum_archive_get_info(a, &run.info);
     if (job->evaluate && !run.info.has_truth) {
@@ -625,8 +642,9 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
     }
     if ((rc = datum_rate_problem_create(ctx, run.info.n_pairs, &fit, &problem)) < 0) goto done;
     add_target add = {.problem = problem, .m = &job->mo.method};
-    if ((rc = each_chunk(ctx, a, "read", add_chunk, &add)) < 0) goto done;
+    if ((rc = each_chunk(ctx, a, across, "read", add_chunk, &add)) < 0) goto done;
     datum_rate_problem_summary(problem, &run.summary);
+    if (across) datum_across_counts(across, &run.across_read, &run.across_scored);
     if (job->warm_start) {
         if (!(warm = malloc((run.info.n_pairs + 1) * sizeof *warm))) {
             rc = datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
@@ -643,7 +661,7 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
     if ((rc = solved) < 0) goto done;
     if (job->evaluate) {
         double t = cli_now();
-        if ((rc = evaluate(ctx, a, job, &job->mo.method, r, &run)) < 0) goto done;
+        if ((rc = evaluate(ctx, a, across, job, &job->mo.method, r, &run)) < 0) goto done;
         run.t_evaluate = cli_now() - t;
     }
     double t = cli_now();
@@ -654,6 +672,7 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
     report_args report = {job, archive_path, &run, r, NULL, 0};
     if (job->report && (rc = write_report(ctx, &report, report_one)) < 0) goto done;
     if (!job->out_csv || strcmp(job->out_csv, "-") != 0) print_summary(job, &run, r);
+    if (across) cli_across_report("rate", a, archive_path, run.across_read, run.across_scored);
     if (solved == DATUM_W_EMPTY) fprintf(stderr, "datum rate: warning: no result to rate\n");
     if (solved == DATUM_W_INACCURATE)
         fprintf(stderr, "datum rate: warning: the residual %.3g is above the tolerance %.3g\n",
@@ -665,6 +684,7 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
 done:
     datum_rate_result_free(&r);
     datum_rate_problem_free(&problem);
+    datum_across_free(&across);
     datum_archive_close(&a);
     free(warm);
     return rc;
@@ -780,6 +800,7 @@ static void history_report(FILE *f, const report_args *args)
     json_date(f, "first_as_of", n > 0, n > 0 ? d[0].as_of : 0, ", ");
     json_date(f, "last_as_of", n > 0, n > 0 ? d[n - 1].as_of : 0, ", ");
     json_real(f, "half_life_days", job->window.half_life > 0 ? job->window.half_life : NAN, "},\n");
+    report_across(f, job, args->run);
     fprintf(f, "  \"solver\": {\"requested\": \"%s\", \"blas\": ", kSolvers[job->opt.solver]);
     json_string(f, datum_rate_blas_library());
     fprintf(f, ", ");
@@ -833,11 +854,13 @@ static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
     datum_rate_result *r = NULL;
     datum_csv_writer *csv = NULL;
     history_date *d = NULL;
+    datum_across *across = NULL;
     history_rows rows = {0};
     int32_t *dates = NULL;
     size_t n = 0, solved = 0;
     double t0 = cli_now(), t_write = 0;
     int rc = datum_archive_open(ctx, archive_path, &a), inaccurate = 0;
+    if (rc >= 0 && job->mo.across_sections) rc = datum_across_create(ctx, a, &across);
     if (rc < 0) goto done;
     datum_archive_get_info(a, &run.info);
     job->window.as_of = job->has_as_of ? job->as_of_day : run.info.last_date;
@@ -854,7 +877,8 @@ static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
                                         dates, n, &h)) < 0)
         goto done;
     add_target add = {.history = h, .m = &job->mo.method};
-    if ((rc = each_chunk(ctx, a, "read", add_history_chunk, &add)) < 0) goto done;
+    if ((rc = each_chunk(ctx, a, across, "read", add_history_chunk, &add)) < 0) goto done;
+    if (across) datum_across_counts(across, &run.across_read, &run.across_scored);
     if ((rc = read_calibration(ctx, job)) < 0) goto done;
     run.t_read = cli_now() - t0;
     if (!(d = calloc(n, sizeof *d))) {
@@ -897,6 +921,7 @@ static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
                n, datum_format_date(dates[0], from), datum_format_date(dates[n - 1], to),
                (unsigned long long)d[n - 1].stats.pairs, iterations, run.t_read, solve);
     }
+    if (across) cli_across_report("rate", a, archive_path, run.across_read, run.across_scored);
     if (inaccurate)
         fprintf(stderr, "datum rate: warning: %d as-of dates have a residual above the tolerance "
                         "%.3g (see the report)\n", inaccurate, job->opt.tolerance);
@@ -904,6 +929,7 @@ static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
 done:
     datum_rate_result_free(&r);
     datum_rate_history_free(&h);
+    datum_across_free(&across);
     if (csv) datum_csv_abort(&csv);
     datum_archive_close(&a);
     datum_free(dates);
@@ -940,6 +966,7 @@ int cmd_rate(int argc, char **argv)
         {"--fit-until", 1, cli_set_string, &job.fit_until},
         {"--threads", 1, cli_set_threads, &job.threads},
         {"--every", 1, cli_set_string, &job.every},
+        cli_across_option(&job.mo),
     };
     for (size_t k = 0; k < sizeof own / sizeof *own; k++) table[n++] = own[k];
     const char *positional[argc + 1];

@@ -20,9 +20,10 @@ static void print_ranking(const score_job *job, const datum_archive *a, const da
                           const uint32_t *order, uint32_t n)
 {
     const char *title[] = {"Butler", "Cross-IMPs", "Barking cross-IMPs"};
-    printf("%s, datum %s, scale %s%s%s\n", title[job->kind],
+    printf("%s, datum %s, scale %s%s%s%s\n", title[job->kind],
            job->kind != JOB_BUTLER ? "-" : job->mo.preset, job->mo.scale,
-           job->mo.doubled ? ", doubled" : "", job->mo.halved ? ", halved" : "");
+           job->mo.doubled ? ", doubled" : "", job->mo.halved ? ", halved" : "",
+           job->mo.across_sections ? ", across sections" : "");
     printf("%5s  %-20s %7s %10s %10s\n", "rank", "pair", "boards", "IMPs", "IMPs/board");
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = order[i];
@@ -46,6 +47,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     o.compare_published = job->compare_published;
     int id;
     int rc = datum_pass_create(ctx, archive_path, &pass);
+    if (rc >= 0 && job->mo.across_sections) rc = datum_pass_set_across_sections(pass, 1);
     if (rc >= 0) rc = add[job->kind](pass, &job->mo.method, &o, &id);
     if (rc < 0) goto done;
     const char *label[] = {"score", "cross", "barking"};
@@ -55,6 +57,9 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     cli_progress_finish(&progress);
 
     const datum_archive *a = datum_pass_archive(pass);
+    uint64_t fields_read, fields_scored;
+    if (job->mo.across_sections && datum_pass_across_counts(pass, &fields_read, &fields_scored) >= 0)
+        cli_across_report(label[job->kind], a, archive_path, fields_read, fields_scored);
     if (job->ranking || !(job->out_h5 || job->results_csv || job->pairs_csv)) {
         datum_pair_totals t;
         const uint32_t *order;
@@ -104,6 +109,7 @@ static const char kScoreHelp[] =
     "  --results FILE.csv    one row per result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
     "  --ranking             print the ranking even when writing files\n"
+    CLI_ACROSS_HELP
     COMPARE_PUBLISHED_HELP("ns_imps")
     "\n"
     "The recipe options override the preset's values; see docs/methods.md.\n";
@@ -123,6 +129,7 @@ static const char kCrossHelp[] =
     "  --results FILE.csv    one row per scored result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
     "  --ranking             print the ranking even when writing files\n"
+    CLI_ACROSS_HELP
     COMPARE_PUBLISHED_HELP("ns_avg");
 
 static const char kBarkingHelp[] =
@@ -142,6 +149,7 @@ static const char kBarkingHelp[] =
     "  --results FILE.csv    one row per scored result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
     "  --ranking             print the ranking even when writing files\n"
+    CLI_ACROSS_HELP
     "\n"
     "The scale is wbf (--scale linear is refused); see docs/methods.md.\n";
 
@@ -158,6 +166,7 @@ static int score_main(int argc, char **argv, job_kind kind)
     table[n++] = (cli_option){"--results", 1, cli_set_string, &job.results_csv};
     table[n++] = (cli_option){"--pairs", 1, cli_set_string, &job.pairs_csv};
     table[n++] = (cli_option){"--ranking", 0, cli_set_flag, &job.ranking};
+    table[n++] = cli_across_option(&job.mo);
     if (kind != JOB_BARKING)
         table[n++] = (cli_option){"--compare-published", 0, cli_set_flag, &job.compare_published};
     const char *positional[argc + 1];

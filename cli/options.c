@@ -266,8 +266,28 @@ size_t cli_method_describe(const cli_method_options *o, const char **keys, const
     PUT("round_unit", "%d", r->round_unit);
     PUT("adjusted_imps", "%.17g,%.17g,%.17g", m->award.plus, m->award.average, m->award.minus);
     PUT("divisor", "%s", kDivisors[m->cross_divisor]);
+    if (o->across_sections) PUT("across_sections", "yes");
 #undef PUT
     return n;
+}
+
+cli_option cli_across_option(cli_method_options *o)
+{
+    return (cli_option){"--across-sections", 0, cli_set_flag, &o->across_sections};
+}
+
+void cli_across_report(const char *command, const datum_archive *a, const char *archive_path,
+                       uint64_t fields_read, uint64_t fields_scored)
+{
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    fprintf(stderr, "datum %s: across sections: %llu board fields scored as %llu\n", command,
+            (unsigned long long)fields_read, (unsigned long long)fields_scored);
+    if (!info.has_deal_sets)
+        fprintf(stderr,
+                "datum %s: note: %s does not record which sections played the same deals (a CSV "
+                "import): every section of an event is taken to have played the same boards\n",
+                command, archive_path);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -57,7 +57,10 @@ int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_path
  * out_path, with the checks, the all-or-nothing writing and the sit-outs of
  * datum_import_csv. The points the scoring program published per line
  * (NS/EW_*_POINTS) go into the archive's published columns (has_published;
- * docs/archive-format.md) when any line has some. Errors: DATUM_E_IO
+ * docs/archive-format.md) when any line has some. Which sections share
+ * each board's deal goes into /fields/deal_set: the sections of a SESSION
+ * share its hand set, unless the file gives it several (docs/cli.md).
+ * Errors: DATUM_E_IO
  * (unreadable file), DATUM_E_INPUT "FILE:LINE: malformed XML: ...",
  * "FILE:LINE: ELEMENT: missing element NAME", "FILE:LINE: NS_BUTLER_POINTS:
  * not a number: TEXT" and the like. Not thread-safe against other libxml2
@@ -78,7 +81,9 @@ typedef struct {
  * into a new archive at out_path, through the same sorting, checks and
  * sit-outs as datum_import_csv. A row's NS score is its Score_NS cell (or the negated
  * Score_EW), else computed from Contract, Declarer and Result at the board's
- * vulnerability ([Vulnerable], else the board number). A given score that no
+ * vulnerability ([Vulnerable], else the board number). Fields of one event
+ * and board whose games give the same [Deal] share a /fields/deal_set (the
+ * rows of one field disagreeing on it: DATUM_E_INPUT). A given score that no
  * contract can give at that vulnerability, or that disagrees with the row's
  * contract and result, is a warning "FILE:LINE: ..." issued through the
  * context (datum_ctx_warn: passed to the callback of datum_ctx_set_warning and
@@ -118,6 +123,8 @@ typedef struct {
     int format_version;
     int has_published;             /* published_ns, published_ew, published_method (USEBIO, PBN) */
     int has_published_percent;     /* published_ns_percent, published_ew_percent (PBN) */
+    int has_deal_sets;             /* /fields/deal_set: which sections of an event share a deal
+                                      (PBN, USEBIO imports); 0: not recorded (CSV) */
 } datum_archive_info;
 
 void datum_archive_get_info(const datum_archive *a, datum_archive_info *info);
@@ -203,6 +210,10 @@ typedef struct {
     /* Published percentages, NaN where the line has none; NULL when not asked
      * for or absent. */
     const double *published_ns_percent, *published_ew_percent;
+    /* Per field: its deal set (docs/archive-format.md: two fields of one
+     * event with the same board and deal set played the same deal), an
+     * index into the section dictionary; NULL when the archive records none. */
+    const uint32_t *field_deal_set;
 } datum_chunk;
 
 typedef struct datum_chunk_reader datum_chunk_reader;
@@ -215,6 +226,12 @@ int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns
 /* Fills *chunk with the next chunk. Returns DATUM_OK with chunk->n_fields > 0,
  * DATUM_OK with n_fields == 0 at the end, or an error. */
 int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk);
+/* From the next chunk on (whole_events != 0), chunks hold whole events:
+ * every field of an event in one chunk. A chunk ends with the last event
+ * that fits in max_rows rows; an event larger than that makes a chunk of its
+ * own, and memory is then O(max_rows + largest event). whole_events == 0
+ * goes back to chunks of whole fields. Returns DATUM_OK. */
+int datum_chunk_reader_set_whole_events(datum_chunk_reader *r, int whole_events);
 void datum_chunk_reader_free(datum_chunk_reader **r);
 
 /* ------------------------------------------------------------------------ */
@@ -247,11 +264,12 @@ typedef struct {
     int32_t min_date, max_date;   /* days since 1970-01-01 */
     int has_published;            /* /results/published_ns, published_ew, published_method */
     int has_published_percent;    /* /results/published_ns_percent, published_ew_percent */
+    int has_deal_sets;            /* /fields/deal_set */
 } datum_archive_plan;
 
 #define DATUM_ARCHIVE_PLAN_INIT                                                                    \
     {0, 0, INT64_MAX, INT64_MAX, INT32_MAX, INT32_MAX, -1000000, 1000000, INT32_MIN, INT32_MAX, 0,   \
-     0}
+     0, 0}
 
 typedef struct datum_archive_writer datum_archive_writer;
 
@@ -276,7 +294,8 @@ int datum_archive_writer_dict(datum_archive_writer *w, datum_dict which, const c
  * and adjusted (NULL: all real), ns_team, ew_team, match (NULL: no teams
  * result in the chunk), published_ns, published_ew, published_method (all
  * three or none; NULL: nothing published in the chunk), published_ns_percent,
- * published_ew_percent (both or none; NULL: no percentage). first_field,
+ * published_ew_percent (both or none; NULL: no percentage), and per field
+ * field_deal_set (exactly when the plan has_deal_sets). first_field,
  * first_row and field_date are ignored:
  * a field's date is the latest of its rows'.
  * The archive's rules are checked, and a chunk that breaks one is refused

@@ -128,6 +128,50 @@ void datum_tarot_net_penalties(size_t n, const int32_t *event, const uint8_t *si
                                size_t n_defense);
 
 /* ------------------------------------------------------------------------ */
+/* Across the field (jobs/across.c)                                         */
+
+/* Fields merged across the sections of an event (docs/methods.md, "Across
+ * the field"): the fields of one event that played the same board with the
+ * same deal (the same field_deal_set; every section of the event when the
+ * archive records no deal sets) become one field, whose rows are those of
+ * its fields in archive order (by section, then table). The kernels run on
+ * the merged fields unchanged; their figures go back to archive order with
+ * the unmerge functions. Not thread-safe on the same object. */
+typedef struct datum_across datum_across;
+
+/* A merger for the chunks of archive a (borrowed: it must outlive the
+ * merger). DATUM_OK and *out, or DATUM_E_NOMEM (*out NULL). */
+int datum_across_create(datum_ctx *ctx, const datum_archive *a, datum_across **out);
+/* Frees *x and sets it to NULL; accepts NULL and *x == NULL. */
+void datum_across_free(datum_across **x);
+
+/* Merges chunk c, which must hold whole events (datum_chunk_reader_set_
+ * whole_events), into *merged: its fields in the order of their first field
+ * in c; per merged field the event, board and deal set, the section of its
+ * first field and the latest date of its fields; the row arrays of c named
+ * in `columns` (DATUM_COL_* mask; the others NULL), in merged order (c's rows,
+ * all of them, when no two fields merge); first_field and first_row are c's. The arrays are owned by x and valid, like c, until the
+ * next merge. With c's pair columns, a pair sitting twice in a merged field
+ * fails with DATUM_E_INPUT "EVENT, board B: pair \"P\" plays in section
+ * \"S\" and in section \"T\" (...)". Otherwise DATUM_OK, or DATUM_E_NOMEM. */
+int datum_across_merge(datum_across *x, const datum_chunk *c, unsigned columns,
+                       datum_chunk *merged);
+/* After a merge: values[0..n_rows) of `size` bytes each (1, 4 or 8), given
+ * in merged row order, put back in the chunk's order, in place. Never fails. */
+void datum_across_unmerge_rows(datum_across *x, void *values, size_t size);
+/* After a merge: values[0..merged n_fields), one per merged field, spread to
+ * one per field of the chunk (values has room for c's n_fields), in place:
+ * every field gets its merged field's value. Never fails. */
+void datum_across_unmerge_fields(datum_across *x, double *values);
+/* After a merge: the merged field of the chunk's field `field`, and the
+ * chunk fields of merged field `merged` (*fields, in archive order; their
+ * count returned), valid until the next merge. */
+size_t datum_across_field_of(const datum_across *x, size_t field);
+size_t datum_across_members(const datum_across *x, size_t merged, const uint32_t **fields);
+/* Fields read and fields scored (after merging) over every merge so far. */
+void datum_across_counts(const datum_across *x, uint64_t *fields_read, uint64_t *fields_scored);
+
+/* ------------------------------------------------------------------------ */
 /* One pass over an archive (jobs/pass.c)                                   */
 
 typedef struct datum_pass datum_pass;
@@ -239,6 +283,20 @@ typedef struct {
  * Returns >= 0 to go on, or a negative DATUM_E_* (recorded in the pass's
  * context by the callback) that ends the pass with that code. */
 typedef int (*datum_pass_chunk_fn)(void *user, const datum_pass *p, const datum_chunk *c);
+
+/* Across the field (on != 0): every method scores the fields merged across
+ * the sections of each event (datum_across_*); chunks then hold whole
+ * events. Per-row and per-field figures, outputs and the chunk callback stay
+ * in archive order: a field's datum is its merged field's; a results CSV
+ * gets a last column field_sections (the sections of the merged field,
+ * joined by '+'), an HDF5 output /fields/across_field (the archive index of
+ * the first field of each field's merged field). Returns DATUM_OK, or
+ * DATUM_E_ARG (after datum_pass_run; a teams method in the pass: matches
+ * are not merged). */
+int datum_pass_set_across_sections(datum_pass *p, int on);
+/* After datum_pass_run with across sections: the fields read and the fields
+ * scored after merging. DATUM_OK, or DATUM_E_ARG (not across sections). */
+int datum_pass_across_counts(const datum_pass *p, uint64_t *fields_read, uint64_t *fields_scored);
 
 /* Sets the per-chunk callback (NULL: none) and the chunk columns it needs
  * beyond the methods' own (DATUM_COL_* mask). Returns DATUM_OK, or

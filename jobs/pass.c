@@ -15,7 +15,7 @@ static const char *const kCommand[] = {"score", "cross", "barking", "teams"};
 
 /* Output column numbers in the HDF5 file (-1: not declared). */
 typedef struct {
-    int datum, a, b, terms, boards, imps, per_board, raw;
+    int datum, a, b, terms, boards, imps, per_board, raw, across_field;
 } columns;
 
 typedef struct {
@@ -56,6 +56,16 @@ struct datum_pass {
     void *user;
     unsigned columns;
     enum { READY, DONE, FAILED } state;
+    /* Across sections: the merger, the merged chunk the kernels see, and
+     * per field of the chunk its merged field's first (/fields/across_field)
+     * and its sections (field_sections, into label). */
+    int across;
+    datum_across *merger;
+    datum_chunk merged;
+    int64_t *across_field;
+    size_t across_cap;
+    char *label;
+    size_t label_cap;
 };
 
 int datum_pass_create(datum_ctx *ctx, const char *archive_path, datum_pass **out)
@@ -86,6 +96,27 @@ int datum_pass_set_chunk_rows(datum_pass *p, size_t max_rows)
         return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_chunk_rows: %s",
                               max_rows ? "the pass has run" : "0 rows");
     p->chunk_rows = max_rows;
+    return DATUM_OK;
+}
+
+int datum_pass_set_across_sections(datum_pass *p, int on)
+{
+    for (size_t i = 0; on && i < p->n; i++)
+        if (p->m[i].kind == KIND_TEAMS)
+            return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_across_sections: teams "
+                                                       "matches are not merged across sections");
+    if (p->state != READY)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_across_sections: the pass has run");
+    p->across = on != 0;
+    return DATUM_OK;
+}
+
+int datum_pass_across_counts(const datum_pass *p, uint64_t *fields_read, uint64_t *fields_scored)
+{
+    *fields_read = *fields_scored = 0;
+    if (!p->merger)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_across_counts: not across sections");
+    datum_across_counts(p->merger, fields_read, fields_scored);
     return DATUM_OK;
 }
 
@@ -130,6 +161,7 @@ static const char *refused(const datum_pass *p, const method *x)
         return "only teams writes matches and totals CSV";
     if (x->kind == KIND_BARKING && o->compare_published)
         return "barking compares no published figures";
+    if (x->kind == KIND_TEAMS && p->across) return "teams matches are not merged across sections";
     if (!(o->published_tolerance >= 0)) return "published_tolerance must be >= 0";
     return NULL;
 }
@@ -265,10 +297,16 @@ static int create_h5(datum_pass *p, method *x)
     col->imps = datum_output_add_column(h5, "pairs", "imps", info->n_pairs, "total IMPs");
     col->per_board = datum_output_add_column(h5, "pairs", "imps_per_board", info->n_pairs,
                                              "IMPs per board (NaN: no board)");
+    if (p->across)
+        col->across_field = datum_output_add_int_column(
+            h5, "fields", "across_field", info->n_fields,
+            "scored across sections: the index of the first field of the merged field that "
+            "holds this field (fields with the same value were scored as one)");
     return datum_ctx_code(p->ctx) < 0 ? datum_ctx_code(p->ctx) : DATUM_OK; /* first failed column */
 }
 
-static void write_results_header(datum_csv_writer *w, const method *x, int has_adjusted)
+static void write_results_header(datum_csv_writer *w, const method *x, int has_adjusted,
+                                 int across)
 {
     const char *butler[] = {"event", "section", "board", "table", "ns_pair", "ew_pair",
                             "ns_score", "datum", "ns_imps", "adjusted", "ew_imps"};
@@ -277,6 +315,7 @@ static void write_results_header(datum_csv_writer *w, const method *x, int has_a
     size_t n = x->kind == KIND_BARKING ? 12 : x->kind == KIND_CROSS ? 10 : has_adjusted ? 11 : 9;
     for (size_t i = 0; i < n; i++) datum_csv_str(w, x->kind != KIND_BUTLER ? cross[i] : butler[i]);
     if (x->published) datum_csv_str(w, "published_ns");
+    if (across) datum_csv_str(w, "field_sections");
     datum_csv_end_row(w);
 }
 
@@ -288,7 +327,7 @@ static int open_outputs(datum_pass *p, method *x)
     if (o->h5 && (rc = create_h5(p, x)) < 0) return rc;
     if (o->results_csv) {
         if ((rc = datum_csv_create(p->ctx, o->results_csv, &x->results)) < 0) return rc;
-        write_results_header(x->results, x, p->info.has_adjusted);
+        write_results_header(x->results, x, p->info.has_adjusted, p->across);
     }
     if (o->matches_csv) {
         if ((rc = datum_csv_create(p->ctx, o->matches_csv, &x->matches)) < 0) return rc;
@@ -330,10 +369,31 @@ static void write_row_key(datum_csv_writer *w, const datum_archive *a, const dat
     else datum_csv_int(w, c->ns_score[row]);
 }
 
-static void write_results_rows(const method *x, const datum_archive *a, const datum_chunk *c)
+/* Across sections: the sections of chunk field f's merged field, joined by
+ * '+', into p->label. */
+static int field_sections(datum_pass *p, const datum_chunk *c, uint64_t f)
 {
+    const uint32_t *member;
+    size_t n = datum_across_members(p->merger, datum_across_field_of(p->merger, f), &member), len = 0;
+    for (size_t k = 0; k < n; k++) {
+        const char *name = datum_archive_section(p->a, c->field_section[member[k]]);
+        size_t add = strlen(name) + 1;
+        int rc = datum_reserve(p->ctx, &p->label, &p->label_cap, len + add + 1, 1);
+        if (rc < 0) return rc;
+        if (k) p->label[len++] = '+';
+        memcpy(p->label + len, name, add);
+        len += add - 1;
+    }
+    return DATUM_OK;
+}
+
+static int write_results_rows(datum_pass *p, const method *x, const datum_chunk *c)
+{
+    const datum_archive *a = p->a;
     datum_csv_writer *w = x->results;
     for (uint64_t f = 0; f < c->n_fields; f++) {
+        int rc = p->across ? field_sections(p, c, f) : DATUM_OK;
+        if (rc < 0) return rc;
         for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
             if (x->kind != KIND_BUTLER) {
                 if (x->terms_wide[r] == 0) continue; /* rows without a score */
@@ -355,16 +415,21 @@ static void write_results_rows(const method *x, const datum_archive *a, const da
                 }
             }
             if (x->published) datum_csv_real(w, c->published_ns[r]);
+            if (p->across) datum_csv_str(w, p->label);
             datum_csv_end_row(w);
         }
     }
+    return DATUM_OK;
 }
 
-static int write_h5_chunk(method *x, const datum_chunk *c)
+static int write_h5_chunk(datum_pass *p, method *x, const datum_chunk *c)
 {
     datum_output *o = x->h5;
     const columns *col = &x->col;
     int rc = DATUM_OK;
+    if (p->across && x->kind != KIND_TEAMS)
+        rc = datum_output_write(o, col->across_field, c->first_field, c->n_fields, p->across_field);
+    if (rc < 0) return rc;
     if (x->kind == KIND_BUTLER)
         rc = datum_output_write(o, col->datum, c->first_field, c->n_fields, x->datum);
     else if (x->kind != KIND_TEAMS)
@@ -401,17 +466,31 @@ static int bad_match(datum_pass *p, const datum_chunk *c, size_t f)
                           datum_archive_section(p->a, c->field_section[f]), c->field_board[f]);
 }
 
-/* Method x on chunk c: its kernel, its totals, its outputs. */
+/* Across sections: method x's figures, computed on the merged fields, back
+ * in the chunk's order. */
+static void unmerge(datum_pass *p, method *x)
+{
+    if (!p->across) return;
+    datum_across_unmerge_rows(p->merger, x->a, sizeof *x->a);
+    datum_across_unmerge_rows(p->merger, x->b, sizeof *x->b);
+    if (x->kind == KIND_BUTLER) datum_across_unmerge_fields(p->merger, x->datum);
+    else datum_across_unmerge_rows(p->merger, x->terms_wide, sizeof *x->terms_wide);
+}
+
+/* Method x on chunk c: its kernel (on the merged fields across sections),
+ * its totals, its outputs. */
 static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
 {
     datum_ctx *ctx = p->ctx;
     int rc = grow(ctx, x, c->n_fields, c->n_rows);
     if (rc < 0) return rc;
-    datum_fields in = {c->n_fields, c->offset, c->ns_score, c->adjusted};
+    const datum_chunk *k = p->across ? &p->merged : c; /* never more fields or rows than c */
+    datum_fields in = {k->n_fields, k->offset, k->ns_score, k->adjusted};
     switch (x->kind) {
     case KIND_BUTLER:
         rc = datum_score_fields(ctx, &x->m, &in, x->datum, x->a, x->b);
         if (rc < 0) return rc;
+        unmerge(p, x);
         datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
         break;
     case KIND_CROSS:
@@ -423,6 +502,7 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
             rc = datum_barking_fields(ctx, &x->m.scale, &in, x->a, x->b, x->terms_wide);
         }
         if (rc < 0) return rc;
+        unmerge(p, x);
         /* The average per comparison is the score; the raw sum is kept beside it. */
         datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->b, NULL, x->imps, x->boards);
         datum_pairs_accumulate_raw(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->raw);
@@ -437,8 +517,8 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
         break;
     }
     }
-    if (x->h5 && (rc = write_h5_chunk(x, c)) < 0) return rc;
-    if (x->results) write_results_rows(x, p->a, c);
+    if (x->h5 && (rc = write_h5_chunk(p, x, c)) < 0) return rc;
+    if (x->results && (rc = write_results_rows(p, x, c)) < 0) return rc;
     if (x->published) /* Butler: ns_imps, ew_imps; cross: ns_avg, EW its negation */
         datum_published_add(x->published, c, x->kind == KIND_CROSS ? x->b : x->a,
                             x->kind == KIND_CROSS ? NULL : x->b);
@@ -496,6 +576,22 @@ static int commit_method(method *x)
     return rc;
 }
 
+/* Across sections: merges chunk c into p->merged, and the first field of
+ * each field's merged field into p->across_field. */
+static int merge_chunk(datum_pass *p, const datum_chunk *c)
+{
+    /* The kernels read the scores; everything else stays in archive order. */
+    int rc = datum_across_merge(p->merger, c, DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED, &p->merged);
+    if (rc >= 0) rc = datum_reserve(p->ctx, &p->across_field, &p->across_cap, c->n_fields,
+                                    sizeof *p->across_field);
+    for (uint64_t f = 0; rc >= 0 && f < c->n_fields; f++) {
+        const uint32_t *member;
+        datum_across_members(p->merger, datum_across_field_of(p->merger, f), &member);
+        p->across_field[f] = (int64_t)(c->first_field + member[0]);
+    }
+    return rc;
+}
+
 static int read_all(datum_pass *p)
 {
     datum_chunk_reader *reader = NULL;
@@ -505,9 +601,12 @@ static int read_all(datum_pass *p)
     if (rc < 0) return rc;
     for (size_t i = 0; i < p->n; i++) need |= columns_of(&p->m[i]);
     if ((rc = datum_chunk_reader_create(p->ctx, p->a, need, p->chunk_rows, &reader)) < 0) return rc;
-    for (;;) {
+    if (p->across && (rc = datum_across_create(p->ctx, p->a, &p->merger)) >= 0)
+        rc = datum_chunk_reader_set_whole_events(reader, 1);
+    while (rc >= 0) {
         datum_chunk c;
         if ((rc = datum_chunk_reader_next(reader, &c)) < 0 || c.n_fields == 0) break;
+        if (p->across && (rc = merge_chunk(p, &c)) < 0) break;
         for (size_t i = 0; i < p->n && rc >= 0; i++) rc = run_chunk(p, &p->m[i], &c);
         if (rc >= 0 && p->on_chunk) rc = p->on_chunk(p->user, p, &c);
         if (rc < 0) break;
@@ -634,6 +733,9 @@ void datum_pass_free(datum_pass **p)
     for (size_t i = 0; i < q->n; i++) method_free(&q->m[i]);
     datum_free(q->m);
     datum_archive_close(&q->a);
+    datum_across_free(&q->merger);
+    datum_free(q->across_field);
+    datum_free(q->label);
     datum_free(q->path);
     datum_free(q);
     *p = NULL;

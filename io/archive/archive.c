@@ -72,9 +72,12 @@ static int open_column(datum_ctx *ctx, datum_archive *a, const io_dataset_desc *
 static int open_columns(datum_ctx *ctx, datum_archive *a)
 {
     int rc = DATUM_OK;
+    /* /fields/deal_set came later and is optional: an archive has it or not. */
+    a->info.has_deal_sets = H5Lexists(a->file, io_field_cols[IO_F_DEAL_SET].path, H5P_DEFAULT) > 0;
     for (int k = 0; k < IO_N_FIELD_COLS && rc == DATUM_OK; k++)
-        rc = open_column(ctx, a, &io_field_cols[k], io_field_rules[k].kind,
-                         a->info.n_fields + (k == IO_F_OFFSET), &a->fields[k]);
+        if (io_has_field_col(k, a->info.has_deal_sets))
+            rc = open_column(ctx, a, &io_field_cols[k], io_field_rules[k].kind,
+                             a->info.n_fields + (k == IO_F_OFFSET), &a->fields[k]);
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++)
         if (io_has_result_col(k, a->info.has_adjusted, a->info.has_teams, a->info.has_published,
                               a->info.has_published_percent))

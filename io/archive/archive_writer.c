@@ -75,7 +75,7 @@ static int check_plan(datum_ctx *ctx, const datum_archive_plan *p)
         (p->has_teams != 0 && p->has_teams != 1) ||
         (p->has_published != 0 && p->has_published != 1) ||
         (p->has_published_percent != 0 && p->has_published_percent != 1) ||
-        p->max_results > INT64_MAX ||
+        (p->has_deal_sets != 0 && p->has_deal_sets != 1) || p->max_results > INT64_MAX ||
         p->max_fields > INT64_MAX || p->max_board < 1 || p->max_table < 0 ||
         p->min_score < -IO_MAX_SCORE || p->max_score > IO_MAX_SCORE ||
         p->min_score > p->max_score || p->min_date > p->max_date)
@@ -190,6 +190,7 @@ static int start(datum_archive_writer *w)
         if (io_has_dict(k, p->has_teams) && !w->dict_done[k])
             return refuse(w, "%s must be written before the first field", io_dict_cols[k].path);
     for (int k = 0; k < IO_N_FIELD_COLS && rc == DATUM_OK; k++) {
+        if (!io_has_field_col(k, p->has_deal_sets)) continue;
         bounds(w, &io_field_rules[k], 1, k, &lo, &hi);
         rc = open_column(w, &w->field[k], &io_field_cols[k], &io_field_rules[k], lo, hi,
                          p->max_fields + (k == IO_F_OFFSET));
@@ -300,8 +301,11 @@ static int check_shape(datum_archive_writer *w, const datum_chunk *c, const void
         !c->ns_pair || !c->ew_pair || !c->ns_score || !c->date)
         return refuse(w, "a chunk lacks a required array");
     if ((c->adjusted && !p->has_adjusted) || (teams && !p->has_teams) ||
-        (published && !p->has_published) || (percent && !p->has_published_percent))
+        (published && !p->has_published) || (percent && !p->has_published_percent) ||
+        (c->field_deal_set && !p->has_deal_sets))
         return refuse(w, "a chunk has a column that the plan did not declare");
+    if (!c->field_deal_set && p->has_deal_sets)
+        return refuse(w, "a chunk lacks field_deal_set, which the plan declared");
     if (teams != 0 && teams != 3) return refuse(w, "ns_team, ew_team and match: all or none");
     if (published != 0 && published != 3)
         return refuse(w, "published_ns, published_ew and published_method: all or none");
@@ -320,8 +324,11 @@ static int check_shape(datum_archive_writer *w, const datum_chunk *c, const void
                 check_values(w, &w->row[k], &io_result_cols[k], row[k], c->n_rows, w->n_results);
             if (rc != DATUM_OK) return rc;
         }
-    const void *field[] = {c->field_event, c->field_section, c->field_board};
-    for (int k = IO_F_EVENT; k <= IO_F_BOARD; k++) {
+    const void *field[IO_N_FIELD_COLS] = {[IO_F_EVENT] = c->field_event,
+                                          [IO_F_SECTION] = c->field_section,
+                                          [IO_F_BOARD] = c->field_board,
+                                          [IO_F_DEAL_SET] = c->field_deal_set};
+    for (int k = 0; k < IO_N_FIELD_COLS; k++) {
         int rc =
             check_values(w, &w->field[k], &io_field_cols[k], field[k], c->n_fields, w->n_fields);
         if (rc != DATUM_OK) return rc;
@@ -417,9 +424,9 @@ int datum_archive_writer_append(datum_archive_writer *w, const datum_chunk *c)
 
     /* All checked: into the buffers. */
     const void *field[IO_N_FIELD_COLS] = {c->field_event, c->field_section, c->field_board,
-                                          w->field_date, w->field_end};
+                                          w->field_date, w->field_end, c->field_deal_set};
     for (int k = 0; k < IO_N_FIELD_COLS && rc == DATUM_OK; k++)
-        rc = put(w, &w->field[k], field[k], c->n_fields);
+        if (w->field[k].ds >= 0) rc = put(w, &w->field[k], field[k], c->n_fields);
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++)
         if (w->row[k].ds >= 0) rc = put(w, &w->row[k], row[k], c->n_rows);
     if (rc != DATUM_OK) return rc;

@@ -19,8 +19,6 @@ _Static_assert(DATUM_COL_TABLE == 1u << IO_R_TABLE && DATUM_COL_NS_SCORE == 1u <
                    DATUM_COL_ALL == (1u << IO_N_RESULT_COLS) - 1,
                "a /results column's number is its DATUM_COL_* bit");
 
-#define N_FIELD_DATA IO_F_OFFSET /* the /fields columns before the offsets */
-
 /* A growable array of one column. */
 typedef struct {
     void *data;
@@ -32,16 +30,19 @@ struct datum_chunk_reader {
     datum_archive *a;
     unsigned columns;
     size_t max_rows;
+    int whole_events; /* chunks of whole events (datum_chunk_reader_set_whole_events) */
     uint64_t next_field;
     uint64_t *win; /* win[i] = archive offset[win_first + i] */
     uint64_t win_first, win_len, win_cap;
     uint64_t *offset; /* the chunk's offsets, from 0 */
     size_t offset_cap;
-    column_buf field[N_FIELD_DATA];
+    column_buf field[IO_N_FIELD_COLS]; /* all but the offsets */
     column_buf row[IO_N_RESULT_COLS];
     io_window offset_win;
-    io_window field_win[N_FIELD_DATA];
+    io_window field_win[IO_N_FIELD_COLS];
     io_window row_win[IO_N_RESULT_COLS];
+    column_buf ahead;   /* whole events: the events of the fields read ahead */
+    io_window ahead_win;
 };
 
 static int64_t kind_value(int kind, const void *buf, size_t i)
@@ -138,6 +139,16 @@ static int offset_at(datum_chunk_reader *r, uint64_t f0, uint64_t i, uint64_t *v
     return DATUM_OK;
 }
 
+/* Archive offset[f0 + i] into *end, checked not to come before prev. */
+static int next_offset(datum_chunk_reader *r, uint64_t f0, uint64_t i, uint64_t prev, uint64_t *end)
+{
+    int rc = offset_at(r, f0, f0 + i, end);
+    if (rc == DATUM_OK && *end < prev) /* checked at open; the file may have changed since */
+        return io_archive_damaged(r->ctx, r->a, "%s decreases at element %llu",
+                                  io_field_cols[IO_F_OFFSET].path, (unsigned long long)(f0 + i));
+    return rc;
+}
+
 /* Fields f0..f0+*k-1 of at most max_rows rows in all (at least one field),
  * starting at row *row0; their offsets, from 0, into r->offset. */
 static int chunk_extent(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t *row0)
@@ -147,15 +158,66 @@ static int chunk_extent(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t 
     *k = 0;
     if (rc != DATUM_OK) return rc;
     for (prev = *row0; f0 + *k < n_fields && *k < r->max_rows; prev = end) {
-        if ((rc = offset_at(r, f0, f0 + *k + 1, &end)) != DATUM_OK) return rc;
-        if (end < prev) /* checked at open; the file may have changed since */
-            return io_archive_damaged(r->ctx, r->a, "%s decreases at element %llu",
-                                      io_field_cols[IO_F_OFFSET].path,
-                                      (unsigned long long)(f0 + *k + 1));
+        if ((rc = next_offset(r, f0, *k + 1, prev, &end)) != DATUM_OK) return rc;
         if (*k > 0 && end - *row0 > r->max_rows) break;
         r->offset[++*k] = end - *row0; /* *k < offset_cap: see create */
     }
     r->offset[0] = 0;
+    return DATUM_OK;
+}
+
+/* The events of fields first..first+n-1 into r->ahead (checked). */
+static int events_ahead(datum_chunk_reader *r, uint64_t first, size_t n)
+{
+    return read_column(r, r->a->fields[IO_F_EVENT], &io_field_cols[IO_F_EVENT],
+                       &io_field_rules[IO_F_EVENT], first, n, &r->ahead, &r->ahead_win);
+}
+
+/* Whole events: the *k fields from f0 that chunk_extent chose are cut back
+ * to the end of the chunk's last complete event, or, when a single event
+ * fills the chunk and goes on, grown to that event's end. */
+static int whole_events(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t row0)
+{
+    enum { BATCH = 1 << 16 }; /* events looked at per read, when growing */
+    uint64_t n_fields = r->a->info.n_fields;
+    if (f0 + *k >= n_fields) return DATUM_OK; /* the archive's last event ends the chunk */
+    int rc = events_ahead(r, f0, *k + 1);
+    if (rc != DATUM_OK) return rc;
+    const uint32_t *ev = r->ahead.data;
+    size_t j = *k;
+    while (j > 0 && ev[j] == ev[j - 1]) j--;
+    if (j > 0) { /* field f0 + j begins an event: r->offset[0..j] hold the chunk */
+        *k = j;
+        return DATUM_OK;
+    }
+    uint32_t event = ev[0];
+    size_t end = *k + 1; /* fields of the event: at least f0 .. f0 + *k */
+    while (f0 + end < n_fields) {
+        size_t n = n_fields - (f0 + end) < BATCH ? (size_t)(n_fields - (f0 + end)) : BATCH, i = 0;
+        if ((rc = events_ahead(r, f0 + end, n)) != DATUM_OK) return rc;
+        for (ev = r->ahead.data; i < n && ev[i] == event;) i++;
+        end += i;
+        if (i < n) break;
+    }
+    /* The offsets of fields f0 .. f0 + end: the windows grow to hold them. */
+    size_t cap = r->offset_cap;
+    void *const arrays[] = {&r->win, &r->offset};
+    const size_t sizes[] = {sizeof *r->win, sizeof *r->offset};
+    if ((rc = datum_reserve_all(r->ctx, &cap, end + 1, 2, arrays, sizes)) != DATUM_OK) return rc;
+    r->offset_cap = cap;
+    r->win_cap = cap;
+    for (size_t i = *k + 1; i <= end; i++) {
+        uint64_t v;
+        if ((rc = next_offset(r, f0, i, row0 + r->offset[i - 1], &v)) != DATUM_OK) return rc;
+        r->offset[i] = v - row0;
+    }
+    *k = end;
+    return DATUM_OK;
+}
+
+int datum_chunk_reader_set_whole_events(datum_chunk_reader *r, int whole_events)
+{
+    r->whole_events = whole_events != 0;
     return DATUM_OK;
 }
 
@@ -175,10 +237,12 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
     memset(chunk, 0, sizeof *chunk);
     if (f0 >= a->info.n_fields) return DATUM_OK;
     if ((rc = chunk_extent(r, f0, &k, &row0)) != DATUM_OK) return rc;
+    if (r->whole_events && (rc = whole_events(r, f0, &k, row0)) != DATUM_OK) return rc;
     size_t n_rows = (size_t)r->offset[k];
-    for (int c = 0; c < N_FIELD_DATA && rc == DATUM_OK; c++)
-        rc = read_column(r, a->fields[c], &io_field_cols[c], &io_field_rules[c], f0, k,
-                         &r->field[c], &r->field_win[c]);
+    for (int c = 0; c < IO_N_FIELD_COLS && rc == DATUM_OK; c++)
+        if (c != IO_F_OFFSET && a->fields[c] >= 0)
+            rc = read_column(r, a->fields[c], &io_field_cols[c], &io_field_rules[c], f0, k,
+                             &r->field[c], &r->field_win[c]);
     for (int c = 0; c < IO_N_RESULT_COLS && rc == DATUM_OK; c++)
         if (wanted(r, c))
             rc = read_column(r, a->results[c], &io_result_cols[c], &io_result_rules[c], row0,
@@ -197,6 +261,7 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
     chunk->field_section = r->field[IO_F_SECTION].data;
     chunk->field_board = r->field[IO_F_BOARD].data;
     chunk->field_date = r->field[IO_F_DATE].data;
+    chunk->field_deal_set = a->fields[IO_F_DEAL_SET] >= 0 ? r->field[IO_F_DEAL_SET].data : NULL;
 #define SET_MEMBER(column, member) chunk->member = row[column];
     IO_RESULT_MEMBERS(SET_MEMBER)
 #undef SET_MEMBER
@@ -207,10 +272,12 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
 void datum_chunk_reader_free(datum_chunk_reader **r)
 {
     if (!r || !*r) return;
-    for (int c = 0; c < N_FIELD_DATA; c++) {
+    for (int c = 0; c < IO_N_FIELD_COLS; c++) {
         datum_free((*r)->field[c].data);
         io_window_free(&(*r)->field_win[c]);
     }
+    datum_free((*r)->ahead.data);
+    io_window_free(&(*r)->ahead_win);
     for (int c = 0; c < IO_N_RESULT_COLS; c++) {
         datum_free((*r)->row[c].data);
         io_window_free(&(*r)->row_win[c]);

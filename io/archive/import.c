@@ -123,7 +123,8 @@ static void dict_free(dict *d)
 /* Rows                                                                     */
 
 #define NO_TEAM UINT32_MAX /* ns_team, ew_team and match of a result outside a teams match */
-#define NO_PUBLISHED UINT32_MAX /* a row without published figures */
+#define NO_EXTRA UINT32_MAX /* a row without published figures or deal */
+#define NO_DEAL UINT32_MAX  /* a row whose deal is not known */
 
 typedef struct {
     uint32_t event, section, ns_pair, ew_pair; /* dictionary ids, then ranks */
@@ -131,17 +132,19 @@ typedef struct {
     int32_t board, table, ns_score, date;
     uint32_t file; /* index into the input paths */
     uint8_t adjusted;
-    uint32_t published; /* index into importer.published, or NO_PUBLISHED */
+    uint32_t extra; /* index into importer.extra, or NO_EXTRA */
     uint64_t line;
 } row;
 
-/* A row's published figures, kept beside the rows rather than in them so
- * that a row stays 64 bytes for the imports that have none (CSV). */
+/* A row's published figures and its deal, kept beside the rows rather than
+ * in them so that a row stays 64 bytes for the imports that have neither
+ * (CSV). */
 typedef struct {
-    double ns, ew;
-    uint8_t method;
-    double ns_percent, ew_percent;
-} published;
+    double ns, ew;  /* published figures (NaN: none) */
+    uint8_t method; /* their datum_published_method */
+    double ns_percent, ew_percent; /* published percentages (NaN: none) */
+    uint32_t deal;  /* the deal's id in importer.deals, or NO_DEAL */
+} extra;
 
 typedef struct {
     datum_ctx *ctx;
@@ -151,34 +154,39 @@ typedef struct {
     size_t n_rows, rows_cap;
     uint64_t *offset; /* field f owns rows offset[f] .. offset[f+1]-1 */
     size_t n_fields;
-    int has_adjusted, has_teams, has_published, has_published_percent;
-    published *published; /* in input order */
-    size_t n_published, published_cap;
+    int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
+    extra *extra; /* in input order */
+    size_t n_extra, extra_cap;
+    dict deals;         /* the deal keys of the rows (interned, never sorted) */
+    uint32_t *deal_set; /* has_deals: per field, its /fields/deal_set */
     uint64_t n_sitouts; /* rows the sources skipped */
 } importer;
 
-/* Keeps the published figures of row r (read from source src, which has
- * some). */
-static int keep_published(importer *im, row *r, const io_result_row *in, const io_row_source *src)
+/* Keeps the published figures and the deal of row r, read from a source
+ * that has some (src). */
+static int keep_extra(importer *im, const io_row_source *src, row *r, const io_result_row *in)
 {
-    if (im->n_published == NO_PUBLISHED)
+    extra x = {NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN, NO_DEAL};
+    if (im->n_extra == NO_EXTRA)
         return datum_ctx_fail(im->ctx, DATUM_E_INPUT, "more than 2^32-1 results with published "
-                                                      "figures");
-    int rc = datum_reserve(im->ctx, &im->published, &im->published_cap, im->n_published + 1,
-                        sizeof *im->published);
+                                                      "figures or deals");
+    int rc = datum_reserve(im->ctx, &im->extra, &im->extra_cap, im->n_extra + 1,
+                        sizeof *im->extra);
     if (rc != DATUM_OK) return rc;
-    published *p = &im->published[im->n_published];
-    *p = (published){NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN};
     if (src->has_published) {
-        p->ns = in->published_ns;
-        p->ew = in->published_ew;
-        p->method = in->published_method;
+        x.ns = in->published_ns;
+        x.ew = in->published_ew;
+        x.method = in->published_method;
     }
     if (src->has_published_percent) {
-        p->ns_percent = in->published_ns_percent;
-        p->ew_percent = in->published_ew_percent;
+        x.ns_percent = in->published_ns_percent;
+        x.ew_percent = in->published_ew_percent;
     }
-    r->published = (uint32_t)im->n_published++;
+    if (src->has_deals && in->deal &&
+        (rc = dict_intern(im->ctx, &im->deals, in->deal, &x.deal)) != DATUM_OK)
+        return rc;
+    im->extra[im->n_extra] = x;
+    r->extra = (uint32_t)im->n_extra++;
     return DATUM_OK;
 }
 
@@ -191,6 +199,7 @@ static int read_file(importer *im, uint32_t file, io_row_source_open open, void 
     if (rc == DATUM_OK && src.has_teams) im->has_teams = 1;
     if (rc == DATUM_OK && src.has_published) im->has_published = 1;
     if (rc == DATUM_OK && src.has_published_percent) im->has_published_percent = 1;
+    if (rc == DATUM_OK && src.has_deals) im->has_deals = 1;
     while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) {
         dict *d = im->dict;
         rc = datum_reserve(im->ctx, &im->rows, &im->rows_cap, im->n_rows + 1, sizeof *im->rows);
@@ -214,9 +223,9 @@ static int read_file(importer *im, uint32_t file, io_row_source_open open, void 
         r->adjusted = in.adjusted;
         r->file = file;
         r->line = in.line;
-        r->published = NO_PUBLISHED;
-        if ((src.has_published || src.has_published_percent) &&
-            (rc = keep_published(im, r, &in, &src)) != DATUM_OK)
+        r->extra = NO_EXTRA;
+        if ((src.has_published || src.has_published_percent || src.has_deals) &&
+            (rc = keep_extra(im, &src, r, &in)) != DATUM_OK)
             break;
         im->n_rows++;
         rc = DATUM_OK;
@@ -244,8 +253,9 @@ static int csv_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *
     (void)arg;
     int rc = io_results_open(ctx, path, &r);
     if (rc != DATUM_OK) return rc;
-    *src = (io_row_source){r, csv_next, csv_close, io_results_has_adjusted(r),
-                           io_results_has_teams(r), 0, io_results_sitouts(r), 0};
+    *src = (io_row_source){.self = r, .next = csv_next, .close = csv_close,
+                           .has_adjusted = io_results_has_adjusted(r),
+                           .has_teams = io_results_has_teams(r), .n_sitouts = io_results_sitouts(r)};
     return DATUM_OK;
 }
 
@@ -448,6 +458,80 @@ static int check_fields(importer *im)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Deal sets: which fields of an event played the same deal                 */
+
+/* A field's place among the fields of its event that played its board. */
+typedef struct {
+    uint32_t event;
+    int32_t board;
+    uint32_t deal; /* its rows' deal id, or NO_DEAL */
+    uint32_t section;
+    size_t field;
+} deal_key;
+
+static int compare_deal_keys(const void *x, const void *y)
+{
+    const deal_key *a = x, *b = y;
+    int c = CMP(a->event, b->event);
+    if (!c) c = CMP(a->board, b->board);
+    if (!c) c = CMP(a->deal, b->deal);
+    return c ? c : CMP(a->section, b->section);
+}
+
+static uint32_t deal_of(const importer *im, const row *r)
+{
+    return r->extra == NO_EXTRA ? NO_DEAL : im->extra[r->extra].deal;
+}
+
+/* The deal of field f: that of its rows whose deal is known, which must all
+ * agree (NO_DEAL when none is known). */
+static int field_deal(const importer *im, size_t f, uint32_t *deal)
+{
+    const row *first = NULL;
+    char name[512];
+    *deal = NO_DEAL;
+    for (uint64_t i = im->offset[f]; i < im->offset[f + 1]; i++) {
+        const row *r = &im->rows[i];
+        uint32_t d = deal_of(im, r);
+        if (d == NO_DEAL || d == *deal) continue;
+        if (first)
+            return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
+                                  "%s:%llu: %s was played with another deal at %s:%llu",
+                                  im->paths[r->file], (unsigned long long)r->line,
+                                  field_name(im, r, name, sizeof name), im->paths[first->file],
+                                  (unsigned long long)first->line);
+        *deal = d;
+        first = r;
+    }
+    return DATUM_OK;
+}
+
+/* /fields/deal_set: the first section (in dictionary order) of the field's
+ * event that played the same deal on its board; the fields whose deal is
+ * not known count as one more deal of the board. A function of the set of
+ * rows only, whatever the ids of the deals. */
+static int find_deal_sets(importer *im)
+{
+    deal_key *key = datum_calloc(im->ctx, im->n_fields + 1, sizeof *key);
+    im->deal_set = datum_calloc(im->ctx, im->n_fields + 1, sizeof *im->deal_set);
+    int rc = key && im->deal_set ? DATUM_OK : DATUM_E_NOMEM;
+    for (size_t f = 0; f < im->n_fields && rc == DATUM_OK; f++) {
+        const row *first = &im->rows[im->offset[f]];
+        key[f] = (deal_key){first->event, first->board, NO_DEAL, first->section, f};
+        rc = field_deal(im, f, &key[f].deal);
+    }
+    if (rc == DATUM_OK) qsort(key, im->n_fields, sizeof *key, compare_deal_keys);
+    for (size_t i = 0, run = 0; rc == DATUM_OK && i < im->n_fields; i++) {
+        if (key[i].event != key[run].event || key[i].board != key[run].board ||
+            key[i].deal != key[run].deal)
+            run = i;
+        im->deal_set[key[i].field] = key[run].section;
+    }
+    datum_free(key);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Writing: whole fields, in batches, to the archive writer                  */
 
 enum { BATCH_ROWS = 1 << 16 };
@@ -455,7 +539,7 @@ enum { BATCH_ROWS = 1 << 16 };
 /* A batch of whole fields in the layout of datum_chunk. */
 typedef struct {
     uint64_t *offset;
-    uint32_t *event, *section;
+    uint32_t *event, *section, *deal_set;
     int32_t *board, *table, *ns_pair, *ew_pair, *ns_score, *date, *ns_team, *ew_team, *match;
     uint8_t *adjusted, *published_method;
     double *published_ns, *published_ew, *published_ns_percent, *published_ew_percent;
@@ -468,6 +552,7 @@ static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
     int ok = (b->offset = datum_calloc(ctx, rows + 1, sizeof *b->offset)) &&
              (b->event = datum_calloc(ctx, rows, sizeof *b->event)) &&
              (b->section = datum_calloc(ctx, rows, sizeof *b->section)) &&
+             (b->deal_set = datum_calloc(ctx, rows, sizeof *b->deal_set)) &&
              (b->adjusted = datum_calloc(ctx, rows, sizeof *b->adjusted)) &&
              (b->published_method = datum_calloc(ctx, rows, sizeof *b->published_method)) &&
              (b->published_ns = datum_calloc(ctx, rows, sizeof *b->published_ns)) &&
@@ -481,7 +566,7 @@ static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
 
 static void batch_free(batch *b)
 {
-    void *all[] = {b->offset,  b->event,  b->section,  b->board,   b->table,
+    void *all[] = {b->offset,  b->event,  b->section,  b->deal_set, b->board,   b->table,
                    b->ns_pair, b->ew_pair, b->ns_score, b->date,    b->ns_team,
                    b->ew_team, b->match,   b->adjusted, b->published_method,
                    b->published_ns, b->published_ew, b->published_ns_percent,
@@ -499,6 +584,7 @@ static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum
         b->event[f - f0] = first->event;
         b->section[f - f0] = first->section;
         b->board[f - f0] = first->board;
+        if (im->has_deals) b->deal_set[f - f0] = im->deal_set[f];
     }
     b->offset[f1 - f0] = im->offset[f1] - row0;
     for (uint64_t i = 0; i < b->offset[f1 - f0]; i++) {
@@ -513,8 +599,8 @@ static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum
         b->ew_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ew_team;
         b->match[i] = r->match == NO_TEAM ? -1 : (int32_t)r->match;
         if (!im->has_published && !im->has_published_percent) continue;
-        const published none = {NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN};
-        const published *p = r->published == NO_PUBLISHED ? &none : &im->published[r->published];
+        const extra none = {NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN, NO_DEAL};
+        const extra *p = r->extra == NO_EXTRA ? &none : &im->extra[r->extra];
         b->published_ns[i] = p->ns;
         b->published_ew[i] = p->ew;
         b->published_method[i] = p->method;
@@ -542,7 +628,8 @@ static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum
                        .published_ns_percent = im->has_published_percent ? b->published_ns_percent
                                                                          : NULL,
                        .published_ew_percent = im->has_published_percent ? b->published_ew_percent
-                                                                         : NULL};
+                                                                         : NULL,
+                       .field_deal_set = im->has_deals ? b->deal_set : NULL};
 }
 
 /* The plan of the archive: the exact ranges, hence the narrowest types. */
@@ -554,6 +641,7 @@ static datum_archive_plan exact_plan(const importer *im)
     p.has_teams = im->has_teams;
     p.has_published = im->has_published;
     p.has_published_percent = im->has_published_percent;
+    p.has_deal_sets = im->has_deals;
     p.max_results = im->n_rows;
     p.max_fields = im->n_fields;
     p.max_board = 1;
@@ -616,12 +704,15 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                             im.n_sitouts ? " and sit-out rows" : "");
     if (rc == DATUM_OK) rc = sort_rows(&im);
     if (rc == DATUM_OK) rc = check_fields(&im);
+    if (rc == DATUM_OK && im.has_deals) rc = find_deal_sets(&im);
     if (rc == DATUM_OK) rc = write_archive(&im, out_path, &o);
     *n_sitouts = im.n_sitouts;
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
     datum_free(im.rows);
     datum_free(im.offset);
-    datum_free(im.published);
+    datum_free(im.extra);
+    dict_free(&im.deals);
+    datum_free(im.deal_set);
     return rc;
 }
 

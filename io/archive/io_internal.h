@@ -24,8 +24,10 @@ typedef struct {
     const char *units;       /* its `units` attribute, or NULL */
 } io_dataset_desc;
 
-/* /fields columns (one value per field; offset has n_fields + 1). */
-enum { IO_F_EVENT, IO_F_SECTION, IO_F_BOARD, IO_F_DATE, IO_F_OFFSET, IO_N_FIELD_COLS };
+/* /fields columns (one value per field; offset has n_fields + 1). deal_set
+ * is optional: only in archives that record which sections share a deal. */
+enum { IO_F_EVENT, IO_F_SECTION, IO_F_BOARD, IO_F_DATE, IO_F_OFFSET, IO_F_DEAL_SET,
+       IO_N_FIELD_COLS };
 /* /results columns (one value per row), in the order of the DATUM_COL_* bits. */
 enum {
     IO_R_TABLE,
@@ -88,9 +90,11 @@ extern const io_value_rule io_result_rules[IO_N_RESULT_COLS];
 hid_t io_kind_memtype(int kind);
 size_t io_kind_size(int kind);
 
-/* 1 if an archive with these options has /results column c / dictionary k. */
+/* 1 if an archive with these options has /results column c / /fields
+ * column c / dictionary k. */
 int io_has_result_col(int c, int has_adjusted, int has_teams, int has_published,
                       int has_published_percent);
+int io_has_field_col(int c, int has_deal_sets);
 int io_has_dict(int k, int has_teams);
 
 /* The root attributes that sum an archive up. */

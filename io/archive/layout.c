@@ -23,6 +23,11 @@ const io_dataset_desc io_field_cols[IO_N_FIELD_COLS] = {
     {"fields/board", "board number", NULL},
     {"fields/date", "latest date of the field's results", DATE_UNITS},
     {"fields/offset", "field f owns rows offset[f] .. offset[f+1]-1 of /results", NULL},
+    {"fields/deal_set",
+     "the deal of the field: two fields of one event with the same board number and the same "
+     "deal_set played the same deal (the index into /dict/sections of the first section of the "
+     "event that played it)",
+     NULL},
 };
 
 const io_dataset_desc io_result_cols[IO_N_RESULT_COLS] = {
@@ -60,6 +65,7 @@ const io_value_rule io_field_rules[IO_N_FIELD_COLS] = {
     [IO_F_BOARD] = {IO_KIND_I32, 1, INT32_MAX, -1},
     [IO_F_DATE] = {IO_KIND_I32, INT32_MIN, INT32_MAX, -1},
     [IO_F_OFFSET] = {IO_KIND_U64, 0, INT64_MAX, -1},
+    [IO_F_DEAL_SET] = {IO_KIND_U32, 0, 0, IO_D_SECTIONS},
 };
 
 const io_value_rule io_result_rules[IO_N_RESULT_COLS] = {
@@ -110,6 +116,8 @@ int io_has_result_col(int c, int has_adjusted, int has_teams, int has_published,
     if (c >= IO_R_PUBLISHED_NS) return has_published;
     return c >= IO_R_NS_TEAM ? has_teams : 1;
 }
+
+int io_has_field_col(int c, int has_deal_sets) { return c == IO_F_DEAL_SET ? has_deal_sets : 1; }
 
 int io_has_dict(int k, int has_teams) { return k >= IO_D_TEAMS ? has_teams : 1; }
 

@@ -61,6 +61,10 @@ typedef struct {
     /* The percentages published beside them (NaN: none); read only from a
      * source with has_published_percent. */
     double published_ns_percent, published_ew_percent;
+    /* The deal of the row's board as a key: rows of one event and board
+     * with equal keys played the same deal; NULL: not known. Read only from
+     * a source with has_deals. */
+    const char *deal;
 } io_result_row;
 
 /* Opens a results CSV and reads its header. */
@@ -93,6 +97,7 @@ typedef struct {
     int has_adjusted, has_teams, has_published;
     const uint64_t *n_sitouts;
     int has_published_percent;
+    int has_deals; /* its rows say which deal they played (io_result_row.deal) */
 } io_row_source;
 
 /* Opens path as a source; arg is the one given to the importer. */

@@ -10,7 +10,9 @@
  * sorts, checks and writes them as for the CSV import. The figures the
  * scoring program published in the table (IMP_NS, MP_NS, Percentage_NS and
  * their EW twins) go with the rows; a sit-out row (a pair facing "-", no
- * result) is skipped and counted.
+ * result) is skipped and counted. Each row carries its game's [Deal] as a
+ * key (deal_key), which tells the sections that played the same deal
+ * (/fields/deal_set).
  */
 #include "io_common.h"
 
@@ -35,6 +37,7 @@ typedef struct {
 
 typedef struct {
     char *event, *section, *ns_pair, *ew_pair; /* owned */
+    char *deal; /* owned: the deal's key (deal_key), NULL when not known */
     int32_t date, board, table, ns_score;
     uint8_t adjusted;
     uint64_t line;
@@ -51,13 +54,15 @@ typedef struct {
     size_t n_rows, rows_cap, next;
     int has_adjusted, has_published, has_published_percent;
     uint64_t n_sitouts; /* sit-out rows skipped */
+    char *deal;    /* owned: the key of the game being read, given to its rows */
+    int has_deals; /* a row has a deal */
 } pbn_file;
 
 #define MAX_COLUMNS 64
 
 /* One game: the tags that matter and its [ScoreTable] lines. */
 typedef struct {
-    char *event, *section, *date, *board, *vulnerable; /* point into text */
+    char *event, *section, *date, *board, *vulnerable, *deal; /* point into text */
     char *north, *east, *south, *west, *contract, *declarer, *result, *score, *scoring;
     uint64_t contract_line, date_line;
     char *header;        /* the ScoreTable tag value, or NULL */
@@ -112,6 +117,7 @@ static void rows_free(pbn_file *f)
         datum_free(f->rows[i].section);
         datum_free(f->rows[i].ns_pair);
         datum_free(f->rows[i].ew_pair);
+        datum_free(f->rows[i].deal);
     }
     datum_free(f->rows);
     f->rows = NULL;
@@ -372,6 +378,8 @@ static int add_row(pbn_file *f, const char *event, const char *section, const ch
     r->ns_pair = pair_name(f, event, section, ns);
     r->ew_pair = pair_name(f, event, section, ew);
     if (!r->event || !r->section || !r->ns_pair || !r->ew_pair) return DATUM_E_NOMEM;
+    if (f->deal && !(r->deal = datum_strdup(f->ctx, f->deal))) return DATUM_E_NOMEM;
+    if (f->deal) f->has_deals = 1;
     r->date = date;
     r->board = board;
     r->table = table;
@@ -512,13 +520,48 @@ static int is_sitout(const char *ns, const char *ew, const char *score_ns, const
     return !is_unknown(pair) && no_result(score_ns) && no_result(score_ew) && no_result(contract);
 }
 
+/* The key of a [Deal] tag "F:H1 H2 H3 H4" (first seat F, hands clockwise,
+ * each S.H.D.C): "N:" and the hands from North's, in capitals, so that the
+ * same deal written from another first seat gives the same key. NULL for an
+ * absent or unknown deal ("", "?", four "-"); a value not of this form is
+ * its own key (capitals). *key is malloc'd; DATUM_E_NOMEM on failure. */
+static int deal_key(pbn_file *f, const char *tag, char **key)
+{
+    static const char seats[] = "NESW";
+    char text[256], cells[256], out[256], *hand[5];
+    *key = NULL;
+    if (!tag) return DATUM_OK;
+    size_t n = 0;
+    for (; *tag && n + 1 < sizeof text; tag++)
+        text[n++] = *tag >= 'a' && *tag <= 'z' ? (char)(*tag - 32) : *tag;
+    text[n] = '\0';
+    memcpy(cells, text, n + 1);
+    const char *first = text[0] && text[1] == ':' ? strchr(seats, text[0]) : NULL;
+    int n_hands = first && !strchr(text, '"') ? split_cells(cells + 2, hand, 4) : -1, unknown = 0;
+    for (int k = 0; k < n_hands; k++) unknown += strcmp(hand[k], "-") == 0;
+    if (n_hands == 4 && unknown == 4) return DATUM_OK;
+    if (n_hands == 4) { /* hand[k] is seat (first + k) mod 4 */
+        int north = (4 - (int)(first - seats)) % 4, len = snprintf(out, sizeof out, "N:");
+        for (int k = 0; k < 4; k++)
+            len += snprintf(out + len, sizeof out - (size_t)len, k ? " %s" : "%s",
+                            hand[(north + k) % 4]);
+    } else {
+        snprintf(out, sizeof out, "%s", text + strspn(text, " \t"));
+        if (!out[0] || strcmp(out, "?") == 0) return DATUM_OK;
+    }
+    return (*key = datum_strdup(f->ctx, out)) ? DATUM_OK : DATUM_E_NOMEM;
+}
+
 static int flush_game(pbn_file *f, pbn_game *g)
 {
+    datum_free(f->deal);
+    int rc = deal_key(f, g->deal, &f->deal);
+    if (rc != DATUM_OK) return rc;
     if (!g->header) return flush_single(f, g);
     uint64_t hl = g->header_line;
     int32_t board = 0, date = 0;
     int vul = 0; /* set by game_board on success */
-    int rc = game_board(f, g, hl, &board, &date, &vul);
+    rc = game_board(f, g, hl, &board, &date, &vul);
     if (rc != DATUM_OK) return rc;
 
     /* Columns: "Name\WIDTH" with an alignment letter; the suffix is dropped. */
@@ -615,6 +658,7 @@ static char **game_tag(pbn_game *g, const char *name)
         {"West", offsetof(pbn_game, west)},         {"Contract", offsetof(pbn_game, contract)},
         {"Declarer", offsetof(pbn_game, declarer)}, {"Result", offsetof(pbn_game, result)},
         {"Score", offsetof(pbn_game, score)},       {"Scoring", offsetof(pbn_game, scoring)},
+        {"Deal", offsetof(pbn_game, deal)},
     };
     for (size_t k = 0; k < sizeof tags / sizeof *tags; k++)
         if (same(name, tags[k].name)) return (char **)(void *)((char *)g + tags[k].offset);
@@ -703,7 +747,7 @@ static int parse_file(pbn_file *f)
             if (in_game) rc = flush_game(f, &g);
             g.header = NULL;
             g.n_lines = 0;
-            g.board = g.vulnerable = g.contract = g.declarer = g.result = g.score = NULL;
+            g.board = g.vulnerable = g.contract = g.declarer = g.result = g.score = g.deal = NULL;
             section = NULL;
             in_score_table = in_game = 0;
         } else if (*p == '[') {
@@ -733,6 +777,7 @@ static void pbn_close(void *self)
     if (!f) return;
     rows_free(f);
     datum_free(f->text);
+    datum_free(f->deal);
     datum_free(f);
 }
 
@@ -757,6 +802,7 @@ static int pbn_next(void *self, io_result_row *out)
     out->published_method = r->published.method;
     out->published_ns_percent = r->published.ns_percent;
     out->published_ew_percent = r->published.ew_percent;
+    out->deal = r->deal;
     return 1;
 }
 
@@ -777,7 +823,10 @@ int io_pbn_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
         pbn_close(f);
         return rc;
     }
-    *src = (io_row_source){f, pbn_next, pbn_close, f->has_adjusted, 0, f->has_published,
-                           &f->n_sitouts, f->has_published_percent};
+    *src = (io_row_source){.self = f, .next = pbn_next, .close = pbn_close,
+                           .has_adjusted = f->has_adjusted, .has_published = f->has_published,
+                           .n_sitouts = &f->n_sitouts,
+                           .has_published_percent = f->has_published_percent,
+                           .has_deals = f->has_deals};
     return DATUM_OK;
 }

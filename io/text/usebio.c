@@ -13,7 +13,8 @@
  * "EVENT/SESSION/R<round>/<team>v<opponent>". The points the scoring
  * program published per line (NS/EW_*_POINTS) go with the row into the
  * archive's published columns. A sit-out line (one side without a pair, no
- * score) is skipped and counted.
+ * score) is skipped and counted. The sections of a SESSION share a deal of
+ * each board (/fields/deal_set), unless it holds several HANDSETs.
  */
 #include "io_common.h"
 
@@ -34,6 +35,7 @@ enum { TEXT_MAX = 256, MAX_BOARD = 100000 };
 typedef struct {
     uint64_t line;
     char *event, *section, *ns_pair, *ew_pair, *ns_team, *ew_team, *match; /* match: NULL */
+    char *deal; /* the key of its board's deal (see add_line): its session, or its section */
     int32_t date, board, table, ns_score;
     uint8_t adjusted;
     double published_ns, published_ew; /* NaN: none */
@@ -47,6 +49,7 @@ typedef struct {
     int in_match;
     char team[TEXT_MAX], opponent[TEXT_MAX], round[TEXT_MAX];
     int32_t board;
+    int handsets; /* HANDSETs of the innermost SESSION, EVENT or USEBIO that has some */
 } place;
 
 typedef struct {
@@ -189,7 +192,7 @@ static char *joined(datum_ctx *ctx, const char *a, const char *sep, const char *
 static void urow_free(urow *r)
 {
     datum_free(r->event), datum_free(r->section), datum_free(r->ns_pair), datum_free(r->ew_pair);
-    datum_free(r->ns_team), datum_free(r->ew_team), datum_free(r->match);
+    datum_free(r->ns_team), datum_free(r->ew_team), datum_free(r->match), datum_free(r->deal);
 }
 
 /* The pair names of a line: NS/EW_PAIR_NUMBER, or for an individual the
@@ -339,6 +342,11 @@ static int add_line(usebio_file *f, const xmlNode *n, const place *at)
     snprintf(sec, sizeof sec, "%s/%s", at->session[0] ? at->session : "1",
              at->section[0] ? at->section : "-");
     f->n_rows++; /* owned from here: freed with the file even if incomplete */
+    /* The sections of a session play its hand set: they share the deal of
+     * each board, unless the file gives the session several hand sets
+     * without saying which section played which (then each its own). */
+    const char *deal = at->handsets > 1 ? sec : at->session[0] ? at->session : "1";
+    if (!(r->deal = datum_strdup(f->ctx, deal))) return DATUM_E_NOMEM;
     if (!(r->event = datum_strdup(f->ctx, at->event)) || !(r->section = datum_strdup(f->ctx, sec)) ||
         !(r->ns_pair = joined(f->ctx, section_id, "/", ns)) ||
         !(r->ew_pair = joined(f->ctx, section_id, "/", ew)))
@@ -381,6 +389,15 @@ static int enter_event(usebio_file *f, const xmlNode *n, place *at)
     return rc < 0 ? rc : DATUM_OK;
 }
 
+/* The number of HANDSET children of n. */
+static int count_handsets(const xmlNode *n)
+{
+    int count = 0;
+    for (const xmlNode *c = n->children; c; c = c->next)
+        count += c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, "HANDSET") == 0;
+    return count;
+}
+
 static void reset_tables(usebio_file *f)
 {
     if (f->tables) memset(f->tables, 0, f->tables_cap * sizeof *f->tables);
@@ -392,7 +409,8 @@ static int walk(usebio_file *f, const xmlNode *n, place at)
 {
     const char *name = (const char *)n->name;
     char buf[TEXT_MAX];
-    int rc = DATUM_OK;
+    int rc = DATUM_OK, handsets = count_handsets(n);
+    if (handsets > 0) at.handsets = handsets;
     if (strcmp(name, "EVENT") == 0) {
         if ((rc = enter_event(f, n, &at)) != DATUM_OK) return rc;
         at.session[0] = at.section[0] = '\0';
@@ -516,7 +534,8 @@ static int usebio_next(void *self, io_result_row *row)
                            .match = r->match,
                            .published_ns = r->published_ns,
                            .published_ew = r->published_ew,
-                           .published_method = r->published_method};
+                           .published_method = r->published_method,
+                           .deal = r->deal};
     return 1;
 }
 
@@ -534,7 +553,9 @@ int io_usebio_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *s
         usebio_close(f);
         return rc;
     }
-    *src = (io_row_source){f,           usebio_next,  usebio_close,  f->has_adjusted,
-                           f->has_teams, f->has_published, &f->n_sitouts, 0};
+    *src = (io_row_source){.self = f, .next = usebio_next, .close = usebio_close,
+                           .has_adjusted = f->has_adjusted, .has_teams = f->has_teams,
+                           .has_published = f->has_published, .n_sitouts = &f->n_sitouts,
+                           .has_deals = 1};
     return DATUM_OK;
 }
