@@ -51,6 +51,10 @@ int cli_usage_error(const cli_parser *p, const char *fmt, ...)
 
 /* Handlers for common value types. */
 int cli_set_flag(cli_parser *p, const char *value, void *target);   /* int = 1 */
+/* Parses "PLUS,AVERAGE,MINUS" (three numbers in [lo, hi]) into v; 0, or -1
+ * after a usage error naming option. */
+int cli_parse_triple(cli_parser *p, const char *option, const char *text, double lo, double hi,
+                     double v[3]);
 int cli_set_string(cli_parser *p, const char *value, void *target); /* const char * */
 int cli_set_threads(cli_parser *p, const char *value, void *target);/* int 1..1024 */
 
@@ -152,6 +156,7 @@ double cli_now(void);
 int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_score(int argc, char **argv);
+int cmd_matchpoints(int argc, char **argv);
 int cmd_cross(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_barking(int argc, char **argv);

@@ -1,24 +1,43 @@
 /* cmd_score.c - `datum score` (Butler against a datum), `datum cross`
- * (cross-IMPs) and `datum barking` (barking cross-IMPs, §5): the options, a
- * pass of jobs/ (datum_jobs.h) with one method, and the printed ranking. */
+ * (cross-IMPs), `datum barking` (barking cross-IMPs, §5) and `datum
+ * matchpoints`: the options, a pass of jobs/ (datum_jobs.h) with one method,
+ * and the printed ranking. */
 #include "cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-typedef enum { JOB_BUTLER, JOB_CROSS, JOB_BARKING } job_kind;
+typedef enum { JOB_BUTLER, JOB_CROSS, JOB_BARKING, JOB_MATCHPOINTS } job_kind;
 
 typedef struct {
     job_kind kind;
     cli_method_options mo;
     int threads;
     int ranking; /* print the ranking even when files are written */
-    int compare_published; /* --compare-published (score, cross) */
+    int compare_published; /* --compare-published (score, cross, matchpoints) */
     const char *out_h5, *results_csv, *pairs_csv;
+    /* matchpoints */
+    datum_mp_method mp;
+    const char *top, *adjusted;
+    int neuberg, no_neuberg;
 } score_job;
 
 static void print_ranking(const score_job *job, const datum_archive *a, const datum_pair_totals *t,
                           const uint32_t *order, uint32_t n)
 {
+    if (job->kind == JOB_MATCHPOINTS) {
+        printf("Matchpoints, top %s, %s%s\n", job->mp.half ? "n-1" : "2(n-1)",
+               job->mp.neuberg ? "Neuberg" : "no Neuberg",
+               job->mo.across_sections ? ", across sections" : "");
+        printf("%5s  %-20s %7s %12s %10s %8s\n", "rank", "pair", "boards", "matchpoints", "top", "%");
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t p = order[i];
+            printf("%5u  %-20s %7lld %12.2f %10.2f %8.2f\n", i + 1, datum_archive_pair(a, p),
+                   (long long)t->boards[p], t->imps[p], t->raw[p], t->per_board[p]);
+        }
+        return;
+    }
     const char *title[] = {"Butler", "Cross-IMPs", "Barking cross-IMPs"};
     printf("%s, datum %s, scale %s%s%s%s\n", title[job->kind],
            job->kind != JOB_BUTLER ? "-" : job->mo.preset, job->mo.scale,
@@ -45,12 +64,29 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     o.results_csv = job->results_csv;
     o.pairs_csv = job->pairs_csv;
     o.compare_published = job->compare_published;
+    if (job->kind == JOB_MATCHPOINTS) { /* the matchpoints' own method, not a datum's */
+        const datum_mp_method *m = &job->mp;
+        static const char *const keys[] = {"method", "top", "neuberg", "adjusted_shares", "archive"};
+        char(*b)[96] = attrs.buffers;
+        snprintf(b[0], sizeof b[0], "matchpoints");
+        snprintf(b[1], sizeof b[1], "%s", m->half ? "n-1" : "2(n-1)");
+        snprintf(b[2], sizeof b[2], "%s", m->neuberg ? "yes" : "no");
+        snprintf(b[3], sizeof b[3], "%.17g,%.17g,%.17g", m->award.plus, m->award.average,
+                 m->award.minus);
+        for (int i = 0; i < 4; i++) attrs.values[i] = b[i];
+        attrs.values[4] = archive_path;
+        o.attr_keys = keys;
+        o.attr_values = attrs.values;
+        o.n_attrs = 5;
+    }
     int id;
     int rc = datum_pass_create(ctx, archive_path, &pass);
     if (rc >= 0 && job->mo.across_sections) rc = datum_pass_set_across_sections(pass, 1);
-    if (rc >= 0) rc = add[job->kind](pass, &job->mo.method, &o, &id);
+    if (rc >= 0)
+        rc = job->kind == JOB_MATCHPOINTS ? datum_pass_add_matchpoints(pass, &job->mp, &o, &id)
+                                          : add[job->kind](pass, &job->mo.method, &o, &id);
     if (rc < 0) goto done;
-    const char *label[] = {"score", "cross", "barking"};
+    const char *label[] = {"score", "cross", "barking", "matchpoints"};
     cli_progress progress;
     cli_progress_start(&progress, ctx, label[job->kind]);
     if ((rc = datum_pass_run(pass)) < 0) goto done;
@@ -153,14 +189,68 @@ static const char kBarkingHelp[] =
     "\n"
     "The scale is wbf (--scale linear is refused); see docs/methods.md.\n";
 
+static const char kMatchpointsHelp[] =
+    "usage: datum matchpoints ARCHIVE.h5 [options]\n"
+    "\n"
+    "Matchpoints: every real result against the other real results of its field,\n"
+    "2 per result beaten and 1 per tie; Neuberg's formula for fields smaller than\n"
+    "their event's largest and for the real results of fields with adjusted ones.\n"
+    "Without -o, --results or --pairs the ranking (percentage) is printed.\n"
+    "\n"
+    "  --top T               2(n-1) (default: 2 per result beaten, 1 per tie)\n"
+    "                        | n-1 (1 and 1/2, North American)\n"
+    "  --neuberg             factor with Neuberg's formula (default)\n"
+    "  --no-neuberg          score each field on its own real results\n"
+    "  --adjusted P,A,M      percent of the top for average-plus, average,\n"
+    "                        average-minus (60,50,40)\n"
+    "  --threads N           worker threads (results never depend on N)\n"
+    "  -o OUT.h5             write tops, matchpoints and pair totals to an HDF5 file\n"
+    "  --results FILE.csv    one row per result (- for standard output)\n"
+    "  --pairs FILE.csv      one row per pair\n"
+    "  --ranking             print the ranking even when writing files\n"
+    CLI_ACROSS_HELP
+    COMPARE_PUBLISHED_HELP("ns_mp")
+    "\n"
+    "See docs/methods.md, \"Matchpoints\".\n";
+
+/* --top, --neuberg/--no-neuberg and --adjusted into job->mp; 0 or -1 after a
+ * usage error. */
+static int resolve_matchpoints(cli_parser *p, score_job *job)
+{
+    datum_mp_method m = DATUM_MP_METHOD_INIT;
+    if (job->top && strcmp(job->top, "2(n-1)") != 0 && strcmp(job->top, "2n-2") != 0) {
+        if (strcmp(job->top, "n-1") != 0)
+            return cli_usage_error(p, "--top takes 2(n-1) or n-1, not '%s'", job->top);
+        m.half = 1;
+    }
+    if (job->neuberg && job->no_neuberg)
+        return cli_usage_error(p, "--neuberg and --no-neuberg contradict each other");
+    m.neuberg = !job->no_neuberg;
+    double v[3];
+    if (job->adjusted) {
+        if (cli_parse_triple(p, "--adjusted", job->adjusted, 0, 100, v)) return -1;
+        m.award = (datum_mp_awards){v[0] / 100, v[1] / 100, v[2] / 100};
+    }
+    job->mp = m;
+    return 0;
+}
+
 static int score_main(int argc, char **argv, job_kind kind)
 {
-    const char *name[] = {"score", "cross", "barking"};
-    const char *help[] = {kScoreHelp, kCrossHelp, kBarkingHelp};
+    const char *name[] = {"score", "cross", "barking", "matchpoints"};
+    const char *help[] = {kScoreHelp, kCrossHelp, kBarkingHelp, kMatchpointsHelp};
     score_job job = {.kind = kind, .threads = 1};
     cli_method_defaults(&job.mo, kind != JOB_BUTLER ? "mean" : NULL);
     cli_option table[32];
-    size_t n = cli_method_option_table(&job.mo, table, 0, kind == JOB_BUTLER, kind == JOB_CROSS);
+    size_t n = 0;
+    if (kind == JOB_MATCHPOINTS) {
+        table[n++] = (cli_option){"--top", 1, cli_set_string, &job.top};
+        table[n++] = (cli_option){"--neuberg", 0, cli_set_flag, &job.neuberg};
+        table[n++] = (cli_option){"--no-neuberg", 0, cli_set_flag, &job.no_neuberg};
+        table[n++] = (cli_option){"--adjusted", 1, cli_set_string, &job.adjusted};
+    } else {
+        n = cli_method_option_table(&job.mo, table, 0, kind == JOB_BUTLER, kind == JOB_CROSS);
+    }
     table[n++] = (cli_option){"--threads", 1, cli_set_threads, &job.threads};
     table[n++] = (cli_option){"-o", 1, cli_set_string, &job.out_h5};
     table[n++] = (cli_option){"--results", 1, cli_set_string, &job.results_csv};
@@ -178,6 +268,7 @@ static int score_main(int argc, char **argv, job_kind kind)
         return EXIT_BAD_INPUT;
     }
     if (cli_method_resolve(&p, &job.mo) != 0) return EXIT_BAD_INPUT;
+    if (kind == JOB_MATCHPOINTS && resolve_matchpoints(&p, &job) != 0) return EXIT_BAD_INPUT;
     if (kind == JOB_BARKING && job.mo.method.scale.kind != DATUM_SCALE_WBF) {
         cli_usage_error(&p, "barking is defined on the wbf scale only");
         return EXIT_BAD_INPUT;
@@ -188,3 +279,4 @@ static int score_main(int argc, char **argv, job_kind kind)
 int cmd_score(int argc, char **argv) { return score_main(argc, argv, JOB_BUTLER); }
 int cmd_cross(int argc, char **argv) { return score_main(argc, argv, JOB_CROSS); }
 int cmd_barking(int argc, char **argv) { return score_main(argc, argv, JOB_BARKING); }
+int cmd_matchpoints(int argc, char **argv) { return score_main(argc, argv, JOB_MATCHPOINTS); }

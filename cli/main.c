@@ -14,6 +14,7 @@ static const command kCommands[] = {
     {"info", cmd_info, "describe an archive"},
     {"score", cmd_score, "Butler: datum per board, IMPs per result, pair totals"},
     {"cross", cmd_cross, "cross-IMPs per result and pair totals"},
+    {"matchpoints", cmd_matchpoints, "matchpoints per result (Neuberg), pair percentages"},
     {"generate", cmd_generate, "a synthetic federation with known strengths, into an archive"},
     {"barking", cmd_barking, "barking cross-IMPs (teams of eight and beyond), pair totals"},
     {"teams", cmd_teams, "teams matches: aggregate IMPs per match and board, match totals"},

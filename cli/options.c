@@ -168,19 +168,25 @@ static int parse_trim(cli_parser *p, const char *text, datum_rule *r)
     return 0;
 }
 
+int cli_parse_triple(cli_parser *p, const char *option, const char *text, double lo, double hi,
+                     double v[3])
+{
+    const char *s = text;
+    for (int i = 0; i < 3; i++) {
+        size_t n = strcspn(s, ",");
+        if ((s[n] == ',') != (i < 2) || datum_parse_real(s, n, lo, hi, &v[i]) != DATUM_PARSE_OK)
+            return cli_usage_error(p, "%s takes PLUS,AVERAGE,MINUS (three numbers from %g to %g), "
+                                      "not '%s'", option, lo, hi, text);
+        s += n + 1;
+    }
+    return 0;
+}
+
 /* Parses --adjusted-imps PLUS,AVERAGE,MINUS. */
 static int parse_awards(cli_parser *p, const char *text, datum_adjusted_imps *a)
 {
     double v[3];
-    const char *s = text;
-    for (int i = 0; i < 3; i++) {
-        size_t n = strcspn(s, ",");
-        if ((s[n] == ',') != (i < 2) ||
-            datum_parse_real(s, n, -DBL_MAX, DBL_MAX, &v[i]) != DATUM_PARSE_OK)
-            return cli_usage_error(p, "--adjusted-imps takes PLUS,AVERAGE,MINUS (e.g. 3,0,-3), not '%s'",
-                                   text);
-        s += n + 1;
-    }
+    if (cli_parse_triple(p, "--adjusted-imps", text, -DBL_MAX, DBL_MAX, v)) return -1;
     *a = (datum_adjusted_imps){v[0], v[1], v[2]};
     return 0;
 }

@@ -239,6 +239,17 @@ int datum_pass_add_cross(datum_pass *p, const datum_method *m, const datum_pass_
 int datum_pass_add_barking(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
                            int *id);
 
+/* Matchpoints (docs/methods.md, "Matchpoints") with mp's scale, Neuberg and
+ * awards: per field its top, per result ns_mp and ew_mp; per pair (datum_
+ * pass_totals) boards, imps = the matchpoints, raw = the sum of the tops of
+ * its boards, per_board = the percentage 100 imps / raw. With mp->neuberg
+ * the chunks hold whole events (each field is scored to its event's largest
+ * field). Outputs as Butler's, under the names ns_mp, ew_mp, top,
+ * matchpoints, percentage; --compare-published against published
+ * matchpoints. Returns as datum_pass_add_butler. */
+int datum_pass_add_matchpoints(datum_pass *p, const datum_mp_method *mp,
+                               const datum_pass_outputs *o, int *id);
+
 /* One team's match in one (event, section): team_a is the one first in the
  * team dictionary; IMPs won and lost by team_a on the boards scored. */
 typedef struct {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { KIND_BUTLER, KIND_CROSS, KIND_BARKING, KIND_TEAMS } method_kind;
+typedef enum { KIND_BUTLER, KIND_CROSS, KIND_BARKING, KIND_TEAMS, KIND_MATCHPOINTS } method_kind;
 
-static const char *const kCommand[] = {"score", "cross", "barking", "teams"};
+static const char *const kCommand[] = {"score", "cross", "barking", "teams", "matchpoints"};
 
 /* Output column numbers in the HDF5 file (-1: not declared). */
 typedef struct {
@@ -21,17 +21,23 @@ typedef struct {
 typedef struct {
     method_kind kind;
     datum_method m;
+    datum_mp_method mp; /* matchpoints */
     datum_pass_outputs out;
     datum_teams_block_fn on_block;
     void *user;
     /* Per-chunk figures, grown when a chunk is larger than any before:
      * Butler datum (per field), ns_imps (a), ew_imps (b); cross and barking
-     * ns_raw (a), ns_avg (b), terms; teams aggregate (a), imps (b). */
-    size_t fields_cap, rows_cap;
+     * ns_raw (a), ns_avg (b), terms; teams aggregate (a), imps (b);
+     * matchpoints top (per field, in datum), ns_mp (a), ew_mp (b), and the
+     * field sizes Neuberg scores to (target). */
+    size_t fields_cap, rows_cap, target_cap;
     double *datum, *a, *b;
+    uint32_t *target;
     int32_t *terms;       /* cross, as its kernel gives them */
     int64_t *terms_wide;  /* cross and barking */
-    /* Totals per pair (not teams), accumulated in archive order. */
+    /* Totals per pair (not teams), accumulated in archive order; for
+     * matchpoints imps holds the matchpoints, raw the tops and per_board the
+     * percentage. */
     double *imps, *raw, *per_board;
     int64_t *boards;
     uint32_t *order; /* the ranking, computed on demand */
@@ -137,7 +143,7 @@ int datum_pass_set_chunk_callback(datum_pass *p, unsigned extra_columns, datum_p
 static void method_free(method *x)
 {
     datum_free(x->datum); datum_free(x->a); datum_free(x->b);
-    datum_free(x->terms); datum_free(x->terms_wide);
+    datum_free(x->terms); datum_free(x->terms_wide); datum_free(x->target);
     datum_free(x->imps); datum_free(x->raw); datum_free(x->per_board); datum_free(x->boards);
     datum_free(x->order);
     datum_output_abort(&x->h5);
@@ -167,14 +173,15 @@ static const char *refused(const datum_pass *p, const method *x)
 }
 
 static int add_method(datum_pass *p, method_kind kind, const datum_method *m,
-                      const datum_pass_outputs *o, datum_teams_block_fn on_block, void *user,
-                      int *id)
+                      const datum_mp_method *mp, const datum_pass_outputs *o,
+                      datum_teams_block_fn on_block, void *user, int *id)
 {
     if (id) *id = -1;
     if (!p) return DATUM_E_ARG;
     datum_ctx *ctx = p->ctx;
     if (!m || !id) return datum_ctx_fail(ctx, DATUM_E_ARG, "datum_pass_add: invalid argument");
     method x = {.kind = kind, .m = *m, .on_block = on_block, .user = user};
+    if (mp) x.mp = *mp;
     if (o) x.out = *o;
     const char *why = refused(p, &x);
     if (why) return datum_ctx_fail(ctx, DATUM_E_ARG, "datum_pass_add_%s: %s", kCommand[kind], why);
@@ -198,8 +205,9 @@ static int add_method(datum_pass *p, method_kind kind, const datum_method *m,
         }
     }
     if (x.out.compare_published) {
-        datum_published_method own =
-            kind == KIND_CROSS ? DATUM_PUBLISHED_CROSS_IMPS : DATUM_PUBLISHED_BUTLER;
+        datum_published_method own = kind == KIND_CROSS         ? DATUM_PUBLISHED_CROSS_IMPS
+                                     : kind == KIND_MATCHPOINTS ? DATUM_PUBLISHED_MATCHPOINTS
+                                                                : DATUM_PUBLISHED_BUTLER;
         double tolerance =
             x.out.published_tolerance > 0 ? x.out.published_tolerance : DATUM_PUBLISHED_TOLERANCE;
         rc = datum_published_create(ctx, p->a, p->path, own, tolerance, DATUM_PUBLISHED_SHOWN,
@@ -217,25 +225,34 @@ static int add_method(datum_pass *p, method_kind kind, const datum_method *m,
 int datum_pass_add_butler(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
                           int *id)
 {
-    return add_method(p, KIND_BUTLER, m, o, NULL, NULL, id);
+    return add_method(p, KIND_BUTLER, m, NULL, o, NULL, NULL, id);
 }
 
 int datum_pass_add_cross(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
                          int *id)
 {
-    return add_method(p, KIND_CROSS, m, o, NULL, NULL, id);
+    return add_method(p, KIND_CROSS, m, NULL, o, NULL, NULL, id);
 }
 
 int datum_pass_add_barking(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
                            int *id)
 {
-    return add_method(p, KIND_BARKING, m, o, NULL, NULL, id);
+    return add_method(p, KIND_BARKING, m, NULL, o, NULL, NULL, id);
 }
 
 int datum_pass_add_teams(datum_pass *p, const datum_method *m, const datum_pass_outputs *o,
                          datum_teams_block_fn on_block, void *user, int *id)
 {
-    return add_method(p, KIND_TEAMS, m, o, on_block, user, id);
+    return add_method(p, KIND_TEAMS, m, NULL, o, on_block, user, id);
+}
+
+int datum_pass_add_matchpoints(datum_pass *p, const datum_mp_method *mp,
+                               const datum_pass_outputs *o, int *id)
+{
+    datum_method m;
+    datum_method_init(&m, "mean"); /* unused: matchpoints compare scores only */
+    if (!mp) return add_method(p, KIND_MATCHPOINTS, NULL, NULL, o, NULL, NULL, id);
+    return add_method(p, KIND_MATCHPOINTS, &m, mp, o, NULL, NULL, id);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -282,6 +299,14 @@ static int create_h5(datum_pass *p, method *x)
         col->terms = datum_output_add_int_column(h5, "results", "terms", info->n_results, about[2]);
         break;
     }
+    case KIND_MATCHPOINTS:
+        col->datum = datum_output_add_column(h5, "fields", "top", info->n_fields,
+                                             "top of the field (its matchpoints' maximum)");
+        col->a = datum_output_add_column(h5, "results", "ns_mp", info->n_results,
+                                         "North-South matchpoints");
+        col->b = datum_output_add_column(h5, "results", "ew_mp", info->n_results,
+                                         "East-West matchpoints (top - ns_mp on a real result)");
+        break;
     case KIND_TEAMS:
         col->a = datum_output_add_column(h5, "results", "match_aggregate", info->n_results,
                                          "aggregate of the match on this board, from the NS "
@@ -290,13 +315,17 @@ static int create_h5(datum_pass *p, method *x)
                                          "IMPs of that aggregate for the NS team");
         return datum_ctx_code(p->ctx) < 0 ? datum_ctx_code(p->ctx) : DATUM_OK;
     }
+    int mp = x->kind == KIND_MATCHPOINTS;
     if (x->kind != KIND_BUTLER)
-        col->raw = datum_output_add_column(h5, "pairs", "raw_imps", info->n_pairs,
-                                           "sum of raw cross-IMPs");
+        col->raw = datum_output_add_column(h5, "pairs", mp ? "top" : "raw_imps", info->n_pairs,
+                                           mp ? "sum of the tops of its boards"
+                                              : "sum of raw cross-IMPs");
     col->boards = datum_output_add_int_column(h5, "pairs", "boards", info->n_pairs, "boards scored");
-    col->imps = datum_output_add_column(h5, "pairs", "imps", info->n_pairs, "total IMPs");
-    col->per_board = datum_output_add_column(h5, "pairs", "imps_per_board", info->n_pairs,
-                                             "IMPs per board (NaN: no board)");
+    col->imps = datum_output_add_column(h5, "pairs", mp ? "matchpoints" : "imps", info->n_pairs,
+                                        mp ? "total matchpoints" : "total IMPs");
+    col->per_board = datum_output_add_column(
+        h5, "pairs", mp ? "percentage" : "imps_per_board", info->n_pairs,
+        mp ? "100 matchpoints / top (NaN: no top)" : "IMPs per board (NaN: no board)");
     if (p->across)
         col->across_field = datum_output_add_int_column(
             h5, "fields", "across_field", info->n_fields,
@@ -312,8 +341,15 @@ static void write_results_header(datum_csv_writer *w, const method *x, int has_a
                             "ns_score", "datum", "ns_imps", "adjusted", "ew_imps"};
     const char *cross[] = {"event", "section", "board", "table", "ns_pair",  "ew_pair",
                            "ns_score", "ns_raw", "ns_avg", "terms", "ew_raw", "ew_avg"};
-    size_t n = x->kind == KIND_BARKING ? 12 : x->kind == KIND_CROSS ? 10 : has_adjusted ? 11 : 9;
-    for (size_t i = 0; i < n; i++) datum_csv_str(w, x->kind != KIND_BUTLER ? cross[i] : butler[i]);
+    const char *mp[] = {"event", "section", "board", "table", "ns_pair", "ew_pair",
+                        "ns_score", "top", "ns_mp", "ew_mp", "ns_percent", "adjusted"};
+    size_t n = x->kind == KIND_BARKING        ? 12
+               : x->kind == KIND_CROSS        ? 10
+               : x->kind == KIND_MATCHPOINTS ? (has_adjusted ? 12 : 11)
+               : has_adjusted                 ? 11
+                                              : 9;
+    const char *const *names = x->kind == KIND_MATCHPOINTS ? mp : x->kind != KIND_BUTLER ? cross : butler;
+    for (size_t i = 0; i < n; i++) datum_csv_str(w, names[i]);
     if (x->published) datum_csv_str(w, "published_ns");
     if (across) datum_csv_str(w, "field_sections");
     datum_csv_end_row(w);
@@ -395,7 +431,14 @@ static int write_results_rows(datum_pass *p, const method *x, const datum_chunk 
         int rc = p->across ? field_sections(p, c, f) : DATUM_OK;
         if (rc < 0) return rc;
         for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
-            if (x->kind != KIND_BUTLER) {
+            if (x->kind == KIND_MATCHPOINTS) {
+                write_row_key(w, a, c, f, r);
+                datum_csv_real(w, x->datum[f]);
+                datum_csv_real(w, x->a[r]);
+                datum_csv_real(w, x->b[r]);
+                datum_csv_real(w, x->datum[f] > 0 ? 100.0 * x->a[r] / x->datum[f] : NAN);
+                if (c->adjusted) datum_csv_str(w, datum_adjusted_token(c->adjusted[r]));
+            } else if (x->kind != KIND_BUTLER) {
                 if (x->terms_wide[r] == 0) continue; /* rows without a score */
                 write_row_key(w, a, c, f, r);
                 datum_csv_real(w, x->a[r]);
@@ -430,7 +473,7 @@ static int write_h5_chunk(datum_pass *p, method *x, const datum_chunk *c)
     if (p->across && x->kind != KIND_TEAMS)
         rc = datum_output_write(o, col->across_field, c->first_field, c->n_fields, p->across_field);
     if (rc < 0) return rc;
-    if (x->kind == KIND_BUTLER)
+    if (x->kind == KIND_BUTLER || x->kind == KIND_MATCHPOINTS)
         rc = datum_output_write(o, col->datum, c->first_field, c->n_fields, x->datum);
     else if (x->kind != KIND_TEAMS)
         rc = datum_output_write(o, col->terms, c->first_row, c->n_rows, x->terms_wide);
@@ -444,8 +487,12 @@ static int write_h5_chunk(datum_pass *p, method *x, const datum_chunk *c)
 
 static int grow(datum_ctx *ctx, method *x, size_t fields, size_t rows)
 {
-    if (x->kind == KIND_BUTLER && fields > x->fields_cap) {
+    if ((x->kind == KIND_BUTLER || x->kind == KIND_MATCHPOINTS) && fields > x->fields_cap) {
         int rc = datum_reserve(ctx, &x->datum, &x->fields_cap, fields, sizeof *x->datum);
+        if (rc < 0) return rc;
+    }
+    if (x->kind == KIND_MATCHPOINTS && fields > x->target_cap) {
+        int rc = datum_reserve(ctx, &x->target, &x->target_cap, fields, sizeof *x->target);
         if (rc < 0) return rc;
     }
     if (rows <= x->rows_cap) return DATUM_OK;
@@ -473,8 +520,21 @@ static void unmerge(datum_pass *p, method *x)
     if (!p->across) return;
     datum_across_unmerge_rows(p->merger, x->a, sizeof *x->a);
     datum_across_unmerge_rows(p->merger, x->b, sizeof *x->b);
-    if (x->kind == KIND_BUTLER) datum_across_unmerge_fields(p->merger, x->datum);
+    if (x->kind == KIND_BUTLER || x->kind == KIND_MATCHPOINTS)
+        datum_across_unmerge_fields(p->merger, x->datum);
     else datum_across_unmerge_rows(p->merger, x->terms_wide, sizeof *x->terms_wide);
+}
+
+/* Per field of a chunk of whole events, the size Neuberg scores it to: the
+ * largest field of its event (rows, adjusted ones included). */
+static void event_targets(const datum_chunk *k, uint32_t *target)
+{
+    for (uint64_t f = 0, g; f < k->n_fields; f = g) {
+        uint64_t largest = 0;
+        for (g = f; g < k->n_fields && k->field_event[g] == k->field_event[f]; g++)
+            if (k->offset[g + 1] - k->offset[g] > largest) largest = k->offset[g + 1] - k->offset[g];
+        for (uint64_t h = f; h < g; h++) target[h] = (uint32_t)largest;
+    }
 }
 
 /* Method x on chunk c: its kernel (on the merged fields across sections),
@@ -507,6 +567,19 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
         datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->b, NULL, x->imps, x->boards);
         datum_pairs_accumulate_raw(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->raw);
         break;
+    case KIND_MATCHPOINTS:
+        if (x->mp.neuberg) event_targets(k, x->target);
+        rc = datum_matchpoint_fields(ctx, &x->mp, &in, x->mp.neuberg ? x->target : NULL, x->datum,
+                                     x->a, x->b);
+        if (rc < 0) return rc;
+        unmerge(p, x);
+        datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
+        for (uint64_t f = 0; f < c->n_fields; f++) /* the tops, for the percentages */
+            for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
+                x->raw[c->ns_pair[r]] += x->datum[f];
+                x->raw[c->ew_pair[r]] += x->datum[f];
+            }
+        break;
     case KIND_TEAMS: {
         size_t bad;
         rc = datum_match_fields(ctx, &x->m.scale, &in, c->match, c->ns_team, c->ew_team, x->a,
@@ -519,28 +592,31 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
     }
     if (x->h5 && (rc = write_h5_chunk(p, x, c)) < 0) return rc;
     if (x->results && (rc = write_results_rows(p, x, c)) < 0) return rc;
-    if (x->published) /* Butler: ns_imps, ew_imps; cross: ns_avg, EW its negation */
+    if (x->published) /* Butler, matchpoints: NS and EW; cross: ns_avg, EW its negation */
         datum_published_add(x->published, c, x->kind == KIND_CROSS ? x->b : x->a,
                             x->kind == KIND_CROSS ? NULL : x->b);
     return DATUM_OK;
 }
 
-/* pair,boards,imps,imps_per_board[,raw_imps] for every pair with a board. */
+/* pair,boards,imps,imps_per_board[,raw_imps] (matchpoints: pair,boards,
+ * matchpoints,top,percentage) for every pair with a board. */
 static int write_pairs_csv(datum_pass *p, const method *x)
 {
     datum_csv_writer *w;
     int rc = datum_csv_create(p->ctx, x->out.pairs_csv, &w);
     if (rc < 0) return rc;
+    int mp = x->kind == KIND_MATCHPOINTS;
     const char *header[] = {"pair", "boards", "imps", "imps_per_board", "raw_imps"};
-    for (int i = 0; i < (x->raw ? 5 : 4); i++) datum_csv_str(w, header[i]);
+    const char *mp_header[] = {"pair", "boards", "matchpoints", "top", "percentage"};
+    for (int i = 0; i < (x->raw ? 5 : 4); i++) datum_csv_str(w, mp ? mp_header[i] : header[i]);
     datum_csv_end_row(w);
     for (uint32_t q = 0; q < p->info.n_pairs; q++) {
         if (!x->boards[q]) continue;
         datum_csv_str(w, datum_archive_pair(p->a, q));
         datum_csv_int(w, x->boards[q]);
         datum_csv_real(w, x->imps[q]);
-        datum_csv_real(w, x->per_board[q]);
-        if (x->raw) datum_csv_real(w, x->raw[q]);
+        datum_csv_real(w, mp ? x->raw[q] : x->per_board[q]);
+        if (x->raw) datum_csv_real(w, mp ? x->per_board[q] : x->raw[q]);
         datum_csv_end_row(w);
     }
     return datum_csv_commit(&w);
@@ -552,7 +628,8 @@ static int finish_method(datum_pass *p, method *x)
     if (x->kind == KIND_TEAMS) return match_table_finish(x->teams);
     uint32_t n = p->info.n_pairs;
     for (uint32_t q = 0; q < n; q++)
-        x->per_board[q] = x->boards[q] ? x->imps[q] / (double)x->boards[q] : NAN;
+        x->per_board[q] = x->kind == KIND_MATCHPOINTS ? (x->raw[q] > 0 ? 100.0 * x->imps[q] / x->raw[q] : NAN)
+                          : x->boards[q] ? x->imps[q] / (double)x->boards[q] : NAN;
     int rc = DATUM_OK;
     if (x->h5) {
         const columns *col = &x->col;
@@ -601,8 +678,11 @@ static int read_all(datum_pass *p)
     if (rc < 0) return rc;
     for (size_t i = 0; i < p->n; i++) need |= columns_of(&p->m[i]);
     if ((rc = datum_chunk_reader_create(p->ctx, p->a, need, p->chunk_rows, &reader)) < 0) return rc;
-    if (p->across && (rc = datum_across_create(p->ctx, p->a, &p->merger)) >= 0)
-        rc = datum_chunk_reader_set_whole_events(reader, 1);
+    int whole_events = p->across; /* and Neuberg's largest field of each event */
+    for (size_t i = 0; i < p->n; i++)
+        whole_events |= p->m[i].kind == KIND_MATCHPOINTS && p->m[i].mp.neuberg;
+    if (p->across) rc = datum_across_create(p->ctx, p->a, &p->merger);
+    if (rc >= 0 && whole_events) rc = datum_chunk_reader_set_whole_events(reader, 1);
     while (rc >= 0) {
         datum_chunk c;
         if ((rc = datum_chunk_reader_next(reader, &c)) < 0 || c.n_fields == 0) break;
@@ -653,10 +733,11 @@ int datum_pass_chunk_rows(const datum_pass *p, int id, datum_pass_rows *out)
     memset(out, 0, sizeof *out);
     const method *x = method_of(p, id, 0);
     if (!x) return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG, "datum_pass_chunk_rows: bad method %d", id);
-    out->field_datum = x->kind == KIND_BUTLER ? x->datum : NULL;
-    out->ns = x->kind == KIND_BUTLER ? x->a : x->b;
-    out->ew = x->kind == KIND_BUTLER ? x->b : NULL;
-    out->ns_raw = x->kind == KIND_BUTLER ? NULL : x->a;
+    int own = x->kind == KIND_BUTLER || x->kind == KIND_MATCHPOINTS; /* NS and EW figures */
+    out->field_datum = own ? x->datum : NULL;
+    out->ns = own ? x->a : x->b;
+    out->ew = own ? x->b : NULL;
+    out->ns_raw = own ? NULL : x->a;
     out->terms = x->kind == KIND_CROSS || x->kind == KIND_BARKING ? x->terms_wide : NULL;
     return DATUM_OK;
 }
