@@ -8,7 +8,8 @@
   (m + 1) N / r - 1, the awards as shares of the top; with --no-neuberg, --top n-1 and
   --adjusted; the pair totals and percentages; 1 and 2 threads byte for byte;
 - a real peer side by side: npm bridge-scorer@2.4.0 (its `matchpoints` and `matchpointsACBL`,
-  and its cross-IMPs) on thousands of random fields. The test installs it with npm into a
+  its cross-IMPs, and its Butler = datum's `--datum mean --trim 1 --trim-min 4 --round up` on
+  fields of up to 10 results) on thousands of random fields. The test installs it with npm into a
   cache folder (--peer-only runs this part alone; without npm or a registry it says so and exits
   77, which CTest reports as skipped);
 - the refusals.
@@ -213,8 +214,9 @@ const out = fields.map(scores => {
   const games = scale => scores.map(s => ({score: s, contract: {declaror: 'N'}}));
   const std = scorer.matchpoints(games()), acbl = scorer.matchpointsACBL(games());
   const cross = games(); scorer.crossImps(cross);
+  const butler = games(); scorer.butler(butler);
   return scores.map((_, i) => [std[i].matchpointsNS.value, acbl[i].matchpointsNS.value,
-                               cross[i].impsNS.value]);
+                               cross[i].impsNS.value, butler[i].impsNS.value]);
 });
 process.stdout.write(JSON.stringify(out));
 """
@@ -253,10 +255,14 @@ def test_peer(run):
     for name, args in (("std", []), ("acbl", ["--top", "n-1"])):
         outs[name] = run.path(f"peer-{name}.csv")
         run("matchpoints", h5, "--results", outs[name], *args)
-    cross = run.path("peer-cross.csv")
+    cross, butler = run.path("peer-cross.csv"), run.path("peer-butler.csv")
     run("cross", h5, "--results", cross)
-    std, acbl, cr = (read_results(outs["std"]), read_results(outs["acbl"]), read_results(cross))
-    compared = 0
+    # Its Butler: the mean without the best and worst score from 4 results on (one each up to
+    # 10 results), rounded to 10 with halves up (JavaScript's Math.round).
+    run("score", h5, "--datum", "mean", "--trim", 1, "--trim-min", 4, "--round", "up",
+        "--results", butler)
+    std, acbl, cr, bu = (read_results(p) for p in (outs["std"], outs["acbl"], cross, butler))
+    compared = butlers = 0
     for f, scores in enumerate(fields):
         for t in range(1, len(scores) + 1):
             key = (f"F{f:04d}", 1, t)
@@ -264,9 +270,13 @@ def test_peer(run):
             assert mine_std == theirs[0], (key, mine_std, theirs)
             assert mine_acbl == theirs[1], (key, mine_acbl, theirs)
             assert close(float(cr[key]["ns_avg"]), theirs[2]), (key, cr[key], theirs)
+            if len(scores) <= 10:  # past 10 results it drops more than one score at each end
+                assert float(bu[key]["ns_imps"]) == theirs[3], (key, bu[key], theirs)
+                butlers += 1
             compared += 1
     print(f"peer {PEER}: {compared} results in {len(fields)} fields agree "
-          "(matchpoints 2/1 and 1/0.5, cross-IMPs)")
+          f"(matchpoints 2/1 and 1/0.5, cross-IMPs; Butler on the {butlers} results of fields of at most "
+          "10 results)")
     return True
 
 
