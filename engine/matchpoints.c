@@ -10,13 +10,40 @@
  * own rows when some are adjusted): m' = (m + 1) N / r - 1, top 2(N - 1). */
 #include "datum.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
-static int compare_int32(const void *a, const void *b)
+/* Fields of up to this many real results compare every pair of scores (no
+ * branch, vectorised); larger ones sort and search. */
+#define DIRECT_MAX 48
+
+/* Sorts a[0..n) ascending in place, without allocating: insertion sort for
+ * the small fields of every day, heapsort past them. */
+static void sort_scores(int32_t *a, size_t n)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+    if (n <= 48) {
+        for (size_t i = 1; i < n; i++) {
+            int32_t v = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+            a[j] = v;
+        }
+        return;
+    }
+    for (size_t start = n / 2; start-- > 0;) { /* heapify, then pop the largest to the end */
+        for (size_t root = start, child; (child = 2 * root + 1) < n; root = child) {
+            if (child + 1 < n && a[child] < a[child + 1]) child++;
+            if (a[root] >= a[child]) break;
+            int32_t t = a[root]; a[root] = a[child]; a[child] = t;
+        }
+    }
+    for (size_t end = n; end-- > 1;) {
+        int32_t t = a[0]; a[0] = a[end]; a[end] = t;
+        for (size_t root = 0, child; (child = 2 * root + 1) < end; root = child) {
+            if (child + 1 < end && a[child] < a[child + 1]) child++;
+            if (a[root] >= a[child]) break;
+            t = a[root]; a[root] = a[child]; a[child] = t;
+        }
+    }
 }
 
 /* Number of entries of sorted[0..n) below v (strictly, or at most v). */
@@ -38,7 +65,8 @@ double datum_field_matchpoints(const datum_mp_method *m, const int32_t *scores,
     size_t real = 0;
     for (size_t i = 0; i < n; i++)
         if (!adjusted || adjusted[i] == DATUM_ADJ_NONE) work[real++] = scores[i];
-    qsort(work, real, sizeof *work, compare_int32);
+    int direct = real <= DIRECT_MAX;
+    if (!direct) sort_scores(work, real);
     size_t size = m->neuberg ? (target > n ? target : n) : real;
     double top = size > 1 ? 2.0 * (double)(size - 1) : 0.0;
     double unit = m->half ? 0.5 : 1.0; /* exact: a power of two */
@@ -52,8 +80,15 @@ double datum_field_matchpoints(const datum_mp_method *m, const int32_t *scores,
             ew_mp[i] = ew * top * unit;
             continue;
         }
-        size_t lo = count_below(work, real, scores[i], 0), hi = count_below(work, real, scores[i], 1);
-        double mp = (double)(lo + hi - 1);
+        size_t below; /* lo + hi: results below, plus results at or below */
+        if (direct) {
+            int32_t v = scores[i];
+            below = 0;
+            for (size_t k = 0; k < real; k++) below += (size_t)(work[k] < v) + (size_t)(work[k] <= v);
+        } else {
+            below = count_below(work, real, scores[i], 0) + count_below(work, real, scores[i], 1);
+        }
+        double mp = (double)(below - 1);
         if (factored) mp = (mp + 1.0) * (double)size / (double)real - 1.0;
         ns_mp[i] = mp * unit;
         ew_mp[i] = (top - mp) * unit;
