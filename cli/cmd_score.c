@@ -19,8 +19,9 @@ typedef struct {
     const char *out_h5, *results_csv, *pairs_csv;
     /* matchpoints */
     datum_mp_method mp;
-    const char *top, *adjusted;
+    const char *top, *adjusted, *neuberg_to;
     int neuberg, no_neuberg;
+    const char *tolerance; /* --published-tolerance */
 } score_job;
 
 static void print_ranking(const score_job *job, const datum_archive *a, const datum_pair_totals *t,
@@ -64,6 +65,8 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     o.results_csv = job->results_csv;
     o.pairs_csv = job->pairs_csv;
     o.compare_published = job->compare_published;
+    if (job->tolerance)
+        datum_parse_real(job->tolerance, strlen(job->tolerance), 0, 1e9, &o.published_tolerance);
     if (job->kind == JOB_MATCHPOINTS) { /* the matchpoints' own method, not a datum's */
         const datum_mp_method *m = &job->mp;
         static const char *const keys[] = {"method", "top", "neuberg", "adjusted_shares", "archive"};
@@ -201,6 +204,8 @@ static const char kMatchpointsHelp[] =
     "                        | n-1 (1 and 1/2, North American)\n"
     "  --neuberg             factor with Neuberg's formula (default)\n"
     "  --no-neuberg          score each field on its own real results\n"
+    "  --neuberg-to TO       event (default: the event's largest field) | field\n"
+    "                        (the field's own rows: only adjusted results factor)\n"
     "  --adjusted P,A,M      percent of the top for average-plus, average,\n"
     "                        average-minus (60,50,40)\n"
     "  --threads N           worker threads (results never depend on N)\n"
@@ -210,6 +215,8 @@ static const char kMatchpointsHelp[] =
     "  --ranking             print the ranking even when writing files\n"
     CLI_ACROSS_HELP
     COMPARE_PUBLISHED_HELP("ns_mp")
+    "  --published-tolerance T  a figure agrees within T (default 0.005; 0.05 for\n"
+    "                        programs that publish tenths)\n"
     "\n"
     "See docs/methods.md, \"Matchpoints\".\n";
 
@@ -226,6 +233,16 @@ static int resolve_matchpoints(cli_parser *p, score_job *job)
     if (job->neuberg && job->no_neuberg)
         return cli_usage_error(p, "--neuberg and --no-neuberg contradict each other");
     m.neuberg = !job->no_neuberg;
+    if (job->neuberg_to && strcmp(job->neuberg_to, "event") != 0) {
+        if (strcmp(job->neuberg_to, "field") != 0)
+            return cli_usage_error(p, "--neuberg-to takes event or field, not '%s'", job->neuberg_to);
+        m.neuberg_to_field = 1;
+    }
+    double tolerance;
+    if (job->tolerance && datum_parse_real(job->tolerance, strlen(job->tolerance), 0, 1e9,
+                                           &tolerance) != DATUM_PARSE_OK)
+        return cli_usage_error(p, "--published-tolerance takes a number >= 0, not '%s'",
+                               job->tolerance);
     double v[3];
     if (job->adjusted) {
         if (cli_parse_triple(p, "--adjusted", job->adjusted, 0, 100, v)) return -1;
@@ -248,6 +265,8 @@ static int score_main(int argc, char **argv, job_kind kind)
         table[n++] = (cli_option){"--neuberg", 0, cli_set_flag, &job.neuberg};
         table[n++] = (cli_option){"--no-neuberg", 0, cli_set_flag, &job.no_neuberg};
         table[n++] = (cli_option){"--adjusted", 1, cli_set_string, &job.adjusted};
+        table[n++] = (cli_option){"--neuberg-to", 1, cli_set_string, &job.neuberg_to};
+        table[n++] = (cli_option){"--published-tolerance", 1, cli_set_string, &job.tolerance};
     } else {
         n = cli_method_option_table(&job.mo, table, 0, kind == JOB_BUTLER, kind == JOB_CROSS);
     }

@@ -282,9 +282,13 @@ typedef struct {
     datum_mp_awards award;
     int neuberg; /* factor the real results to the field size (Neuberg) */
     int half;    /* 1 per result beaten and 1/2 per tie (top n-1), else 2 and 1 */
+    /* With neuberg: 0 scores each field to its event's largest field, 1 to
+     * its own rows only (only adjusted rows make a factor; Compscore3). Read
+     * by the job layer, which gives the kernel its target. */
+    int neuberg_to_field;
 } datum_mp_method;
 
-#define DATUM_MP_METHOD_INIT {DATUM_MP_AWARDS_INIT, 1, 0}
+#define DATUM_MP_METHOD_INIT {DATUM_MP_AWARDS_INIT, 1, 0, 0}
 
 /* Matchpoints of the n rows of one field (adjusted may be NULL: all real).
  * With m->neuberg the field is scored as if of max(target, n) results

@@ -546,6 +546,7 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
     if (rc < 0) return rc;
     const datum_chunk *k = p->across ? &p->merged : c; /* never more fields or rows than c */
     datum_fields in = {k->n_fields, k->offset, k->ns_score, k->adjusted};
+    int to_event;
     switch (x->kind) {
     case KIND_BUTLER:
         rc = datum_score_fields(ctx, &x->m, &in, x->datum, x->a, x->b);
@@ -568,8 +569,9 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
         datum_pairs_accumulate_raw(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->raw);
         break;
     case KIND_MATCHPOINTS:
-        if (x->mp.neuberg) event_targets(k, x->target);
-        rc = datum_matchpoint_fields(ctx, &x->mp, &in, x->mp.neuberg ? x->target : NULL, x->datum,
+        to_event = x->mp.neuberg && !x->mp.neuberg_to_field;
+        if (to_event) event_targets(k, x->target);
+        rc = datum_matchpoint_fields(ctx, &x->mp, &in, to_event ? x->target : NULL, x->datum,
                                      x->a, x->b);
         if (rc < 0) return rc;
         unmerge(p, x);
@@ -680,7 +682,8 @@ static int read_all(datum_pass *p)
     if ((rc = datum_chunk_reader_create(p->ctx, p->a, need, p->chunk_rows, &reader)) < 0) return rc;
     int whole_events = p->across; /* and Neuberg's largest field of each event */
     for (size_t i = 0; i < p->n; i++)
-        whole_events |= p->m[i].kind == KIND_MATCHPOINTS && p->m[i].mp.neuberg;
+        whole_events |= p->m[i].kind == KIND_MATCHPOINTS && p->m[i].mp.neuberg &&
+                        !p->m[i].mp.neuberg_to_field;
     if (p->across) rc = datum_across_create(p->ctx, p->a, &p->merger);
     if (rc >= 0 && whole_events) rc = datum_chunk_reader_set_whole_events(reader, 1);
     while (rc >= 0) {

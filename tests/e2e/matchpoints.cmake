@@ -4,7 +4,7 @@
 # tests/e2e/CMakeLists.txt, which sets DATUM_PYTHON3 and E2E_ENV.
 add_test(NAME e2e_matchpoints
          COMMAND ${DATUM_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_matchpoints.py
-                 --datum $<TARGET_FILE:datum>)
+                 --datum $<TARGET_FILE:datum> --data ${CMAKE_SOURCE_DIR}/../shared/datasets/real)
 add_test(NAME e2e_matchpoints_peer
          COMMAND ${DATUM_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/test_matchpoints.py
                  --datum $<TARGET_FILE:datum> --peer-only)

@@ -12,9 +12,11 @@
   fields of up to 10 results) on thousands of random fields. The test installs it with npm into a
   cache folder (--peer-only runs this part alone; without npm or a registry it says so and exits
   77, which CTest reports as skipped);
+- every matchpoint USEBIO file of ../shared/datasets/real (Compscore3, EBUScore, Pianola,
+  RealBridge) through `--compare-published`, with the lines that disagree named by board;
 - the refusals.
 
-usage: test_matchpoints.py --datum PATH [--peer-only]
+usage: test_matchpoints.py --datum PATH [--data DIR] [--peer-only]
 """
 import argparse
 import csv
@@ -280,10 +282,58 @@ def test_peer(run):
     return True
 
 
+# Every matchpoint USEBIO file of ../shared/datasets/real: its command (docs/peers.md), the
+# lines of the file whose published matchpoints (NS and EW) datum reproduces, and the lines it
+# does not, each read in the file: a director's score the file does not record as one.
+COBALT, UK = "usebio-abftech-cobalt", "usebio-ukbridge-club-website"
+REAL = [
+    # Compscore3: Neuberg only where a field has an adjusted line; factored figures in tenths.
+    (f"{COBALT}/mp_pairs_howell.xml", ["--neuberg-to", "field"], 0.005, 161, []),
+    (f"{COBALT}/mp_pairs_mitchell.xml", ["--neuberg-to", "field"], 0.005, 512, []),
+    # Board 1, table 1: 2S making 8 (+110), published 20/20, an average the file does not mark:
+    # its 21 lines (the 20 others factored by Compscore3 to 21 results) are the exceptions.
+    (f"{COBALT}/mp_pairs_mitchell_02.xml", ["--neuberg-to", "field"], 0.05, 567, [1] * 21),
+    (f"{COBALT}/mp_pairs_mitchell_03.xml", ["--neuberg-to", "field"], 0.005, 126, []),
+    (f"{COBALT}/mp_pairs_mitchell_04.xml", ["--neuberg-to", "field"], 0.005, 134, []),
+    # Board 3 table 1: A5050 published 23/11 (not an average); board 4 table 1: -650 published
+    # 21/19 where the field gives 19/21: director's scores the file does not record.
+    (f"{COBALT}/mp_pairs_mitchell_adjusted_02.xml", ["--neuberg-to", "field"], 0.05, 567, [3, 4]),
+    (f"{UK}/test-payloads/usebio-and-pbn/usebio.xml", ["--no-neuberg"], 0.005, 144, []),
+    (f"{UK}/test-payloads/realbridge/usebio.xml", [], 0.005, 168, []),
+    # EBUScore: across the field (two sections), Neuberg to the event's largest field.
+    (f"{UK}/public-usebio/multi-section-pairs.xml", ["--across-sections"], 0.005, 335, []),
+    (f"{UK}/public-usebio/mp-pairs.xml", [], 0.005, 242, []),
+    (f"{UK}/public-usebio-2025-commit-828a7af/00201600+002321.xml", ["--across-sections"], 0.005,
+     305, []),
+    (f"{UK}/public-usebio-2025-commit-828a7af/00201789+001571.xml", [], 0.005, 144, []),
+    (f"{UK}/public-usebio-2025-commit-828a7af/00202131+001686.xml", [], 0.05, 176, []),
+    (f"{UK}/public-usebio-2025-commit-828a7af/00202217+001532.xml", [], 0.005, 180, []),
+    (f"{UK}/public-usebio-2025-commit-828a7af/00202711+000827.xml", [], 0.005, 234, []),
+    (f"{UK}/public-usebio-2025-commit-828a7af/00210009+002061.xml", [], 0.005, 216, []),
+]
+
+
+def test_real_files(run, data):
+    """`datum matchpoints --compare-published` on every matchpoint USEBIO file: the counts it
+    prints, NS and EW, and the boards of the lines that disagree (the exceptions above)."""
+    import re
+    for rel, args, tolerance, lines, exceptions in REAL:
+        h5 = run.path(os.path.basename(rel) + ".h5")
+        run("import", "--format", "usebio", os.path.join(data, rel), "-o", h5)
+        p = run("matchpoints", h5, *args, "--compare-published", "--published-tolerance",
+                tolerance, "--pairs", run.path("real-pairs.csv"))
+        agree = lines - len(exceptions)
+        assert f"published: {agree} of {lines} lines agree" in p.stderr, (rel, p.stderr)
+        assert f"published: East-West: {agree} of {lines} lines agree" in p.stderr, (rel, p.stderr)
+        boards = [int(m) for m in re.findall(r'^published:   "[^"]*", "[^"]*", (\d+),', p.stderr, re.M)]
+        assert boards == exceptions[:10], (rel, boards)  # the first ten are listed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--datum", required=True)
     ap.add_argument("--peer-only", action="store_true")
+    ap.add_argument("--data", help="../shared/datasets/real (absent: its files are skipped)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         run = Run(os.path.abspath(args.datum), tmp)
@@ -292,6 +342,11 @@ def main():
         for test in (test_by_hand, test_random_against_reference, test_refusals):
             test(run)
             print(f"ok {test.__name__}")
+        if args.data and os.path.isdir(args.data):
+            test_real_files(run, args.data)
+            print("ok test_real_files")
+        else:
+            print(f"SKIP real files: {args.data} not found (../shared beside the clone)")
     return 0
 
 
