@@ -28,14 +28,31 @@ static void print_ranking(const score_job *job, const datum_archive *a, const da
                           const uint32_t *order, uint32_t n)
 {
     if (job->kind == JOB_MATCHPOINTS) {
-        printf("Matchpoints, top %s, %s%s\n", job->mp.half ? "n-1" : "2(n-1)",
-               job->mp.neuberg ? "Neuberg" : "no Neuberg",
-               job->mo.across_sections ? ", across sections" : "");
-        printf("%5s  %-20s %7s %12s %10s %8s\n", "rank", "pair", "boards", "matchpoints", "top", "%");
+        /* A Mitchell (every pair always one way, both ways present) ranks
+         * North-South and East-West apart; anything else, every pair together. */
+        int fixed = 1, ns = 0, ew = 0;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t p = order[i];
-            printf("%5u  %-20s %7lld %12.2f %10.2f %8.2f\n", i + 1, datum_archive_pair(a, p),
-                   (long long)t->boards[p], t->imps[p], t->raw[p], t->per_board[p]);
+            ns |= t->ns_boards[p] == t->boards[p];
+            ew |= t->ns_boards[p] == 0;
+            fixed &= t->ns_boards[p] == t->boards[p] || t->ns_boards[p] == 0;
+        }
+        int apart = fixed && ns && ew;
+        for (int side = apart ? 1 : 0; side <= (apart ? 2 : 0); side++) {
+            printf("%sMatchpoints, top %s, %s%s%s\n", side == 2 ? "\n" : "",
+                   job->mp.half ? "n-1" : "2(n-1)",
+                   job->mp.neuberg ? (job->mp.neuberg_to_field ? "Neuberg to the field" : "Neuberg")
+                                   : "no Neuberg",
+                   job->mo.across_sections ? ", across sections" : "",
+                   side == 1 ? ", North-South" : side == 2 ? ", East-West" : "");
+            printf("%5s  %-20s %7s %12s %10s %8s\n", "rank", "pair", "boards", "matchpoints", "top",
+                   "%");
+            for (uint32_t i = 0, rank = 0; i < n; i++) {
+                uint32_t p = order[i];
+                if (side && (t->ns_boards[p] != 0) != (side == 1)) continue;
+                printf("%5u  %-20s %7lld %12.2f %10.2f %8.2f\n", ++rank, datum_archive_pair(a, p),
+                       (long long)t->boards[p], t->imps[p], t->raw[p], t->per_board[p]);
+            }
         }
         return;
     }

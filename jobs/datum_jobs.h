@@ -339,7 +339,8 @@ typedef struct {
     const int64_t *boards;    /* boards scored */
     const double *imps;       /* total IMPs (cross, barking: of the averages) */
     const double *per_board;  /* imps / boards (NaN: no board) */
-    const double *raw;        /* cross, barking: raw IMPs; Butler NULL */
+    const double *raw;        /* cross, barking: raw IMPs; matchpoints: the tops; Butler NULL */
+    const int64_t *ns_boards; /* matchpoints: boards played North-South; else NULL */
 } datum_pair_totals;
 
 /* After a successful datum_pass_run: the totals of method id (Butler, cross

@@ -39,7 +39,7 @@ typedef struct {
      * matchpoints imps holds the matchpoints, raw the tops and per_board the
      * percentage. */
     double *imps, *raw, *per_board;
-    int64_t *boards;
+    int64_t *boards, *ns_boards; /* ns_boards: matchpoints (a Mitchell's two rankings) */
     uint32_t *order; /* the ranking, computed on demand */
     uint32_t n_ranked;
     /* Outputs. */
@@ -145,6 +145,7 @@ static void method_free(method *x)
     datum_free(x->datum); datum_free(x->a); datum_free(x->b);
     datum_free(x->terms); datum_free(x->terms_wide); datum_free(x->target);
     datum_free(x->imps); datum_free(x->raw); datum_free(x->per_board); datum_free(x->boards);
+    datum_free(x->ns_boards);
     datum_free(x->order);
     datum_output_abort(&x->h5);
     datum_csv_abort(&x->results);
@@ -199,7 +200,9 @@ static int add_method(datum_pass *p, method_kind kind, const datum_method *m,
         x.boards = x.imps && (x.raw || kind == KIND_BUTLER)
                        ? datum_calloc(ctx, n, sizeof *x.boards) : NULL;
         x.per_board = x.boards ? datum_calloc(ctx, n, sizeof *x.per_board) : NULL;
-        if (!x.per_board) {
+        if (x.per_board && kind == KIND_MATCHPOINTS)
+            x.ns_boards = datum_calloc(ctx, n, sizeof *x.ns_boards);
+        if (!x.per_board || (kind == KIND_MATCHPOINTS && !x.ns_boards)) {
             method_free(&x);
             return DATUM_E_NOMEM;
         }
@@ -580,6 +583,7 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
             for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
                 x->raw[c->ns_pair[r]] += x->datum[f];
                 x->raw[c->ew_pair[r]] += x->datum[f];
+                x->ns_boards[c->ns_pair[r]]++;
             }
         break;
     case KIND_TEAMS: {
@@ -752,7 +756,8 @@ int datum_pass_totals(const datum_pass *p, int id, datum_pair_totals *out)
     if (!x || x->kind == KIND_TEAMS)
         return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG,
                               "datum_pass_totals: method %d has no pair totals", id);
-    *out = (datum_pair_totals){p->info.n_pairs, x->boards, x->imps, x->per_board, x->raw};
+    *out = (datum_pair_totals){p->info.n_pairs, x->boards, x->imps, x->per_board, x->raw,
+                               x->ns_boards};
     return DATUM_OK;
 }
 

@@ -140,10 +140,15 @@ def test_by_hand(run):
     assert close(float(got[("S", 3, 2)]["ew_mp"]), 2.4)
     pairs = read_pairs(run.path("hand-pairs.csv"))  # N3: 6 + 17/3 + 1/3 = 12 of 18
     assert close(float(pairs["N3"]["percentage"]), 100 * 12 / 18), pairs["N3"]
-    # E1 played two boards: EW 6 - 3 = 3 on board 1 and 6 - 1/3 on board 3, 8 2/3 of 12.
+    # Every pair keeps its direction (a Mitchell): two rankings. East-West's first is E1, two
+    # boards: 6 - 3 = 3 on board 1 and 6 - 1/3 on board 3, 8 2/3 of 12; North-South's N3.
     ranking = run("matchpoints", run.path("hand.h5")).stdout
-    first = ranking.splitlines()[2].split()
+    ns, ew = ranking.split("\n\n")
+    assert ns.splitlines()[0].endswith("North-South") and ew.splitlines()[0].endswith("East-West")
+    first = ew.splitlines()[2].split()
     assert first[1] == "E1" and abs(float(first[-1]) - 100 * (26 / 3) / 12) < 0.005, ranking
+    assert ns.splitlines()[2].split()[1] == "N3" and all("E" not in l.split()[1]
+                                                         for l in ns.splitlines()[2:]), ranking
 
 
 def random_rows(rng, events=12, adjusted=0.08):
@@ -313,6 +318,50 @@ REAL = [
 ]
 
 
+# The pairs' percentages the files publish (PARTICIPANTS/PAIR/PERCENTAGE, two decimals),
+# against datum's --pairs. Compscore3 totals with Neuberg to the event's largest field (its
+# lines are not factored, its totals are: mp_pairs_howell.xml's board 12); EBUScore's
+# percentages of congresses are of figures rounded to tenths, hence within 0.01.
+PERCENTAGES = [
+    (f"{COBALT}/mp_pairs_howell.xml", [], 0.005),
+    (f"{COBALT}/mp_pairs_mitchell.xml", [], 0.005),
+    (f"{COBALT}/mp_pairs_mitchell_03.xml", [], 0.005),
+    (f"{COBALT}/mp_pairs_mitchell_04.xml", [], 0.005),
+    (f"{UK}/public-usebio/mp-pairs.xml", [], 0.005),
+    (f"{UK}/test-payloads/realbridge/usebio.xml", [], 0.005),
+    (f"{UK}/test-payloads/usebio-and-pbn/usebio.xml", ["--no-neuberg"], 0.005),
+    (f"{UK}/public-usebio/multi-section-pairs.xml", ["--across-sections"], 0.01),
+    (f"{UK}/public-usebio-2025-commit-828a7af/00201600+002321.xml", ["--across-sections"], 0.01),
+]
+
+
+def published_percentages(path):
+    """{(pair number, direction or ''): percentage} from a USEBIO file's participants."""
+    import xml.etree.ElementTree as ET
+    out = {}
+    for pair in ET.parse(path).getroot().iter("PAIR"):
+        number, pct = pair.findtext("PAIR_NUMBER"), pair.findtext("PERCENTAGE")
+        if number and pct:
+            out[(number.strip(), (pair.findtext("DIRECTION") or "").strip())] = float(pct)
+    return out
+
+
+def test_real_percentages(run, data):
+    for rel, args, tolerance in PERCENTAGES:
+        h5 = run.path(os.path.basename(rel) + ".h5")
+        run("import", "--format", "usebio", os.path.join(data, rel), "-o", h5)
+        pairs = run.path("real-pct.csv")
+        run("matchpoints", h5, *args, "--pairs", pairs)
+        got = read_pairs(pairs)
+        want = published_percentages(os.path.join(data, rel))
+        assert want, rel
+        for (number, direction), pct in want.items():
+            names = [k for k in got if k.endswith("/" + number + direction) or k.endswith("/" + number)]
+            assert len(names) == 1, (rel, number, direction, names)
+            mine = float(got[names[0]]["percentage"])
+            assert abs(mine - pct) <= tolerance + 1e-9, (rel, number, direction, mine, pct)
+
+
 def test_real_files(run, data):
     """`datum matchpoints --compare-published` on every matchpoint USEBIO file: the counts it
     prints, NS and EW, and the boards of the lines that disagree (the exceptions above)."""
@@ -345,6 +394,8 @@ def main():
         if args.data and os.path.isdir(args.data):
             test_real_files(run, args.data)
             print("ok test_real_files")
+            test_real_percentages(run, args.data)
+            print("ok test_real_percentages")
         else:
             print(f"SKIP real files: {args.data} not found (../shared beside the clone)")
     return 0
