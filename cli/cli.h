@@ -5,6 +5,7 @@
 
 #include "datum.h"
 #include "datum_io.h"
+#include "datum_compare.h"
 #include "datum_jobs.h"
 #include "datum_text.h"
 
@@ -99,6 +100,27 @@ cli_option cli_across_option(cli_method_options *o);
 void cli_across_report(const char *command, const datum_archive *a, const char *archive_path,
                        uint64_t fields_read, uint64_t fields_scored);
 
+/* The options of matchpoints (datum matchpoints, and compare's mp method). */
+typedef struct {
+    datum_mp_method mp; /* built by cli_mp_resolve */
+    const char *top, *adjusted, *neuberg_to;
+    int neuberg, no_neuberg;
+} cli_mp_options;
+/* Appends --top, --neuberg, --no-neuberg, --adjusted and --neuberg-to to a
+ * table (o zeroed first); returns the new count. */
+size_t cli_mp_option_table(cli_mp_options *o, cli_option *table, size_t n);
+/* Builds o->mp from the parsed options. Returns 0 or -1 (printed). */
+int cli_mp_resolve(cli_parser *p, cli_mp_options *o);
+
+/* A method of datum compare, NAME[:OPTION]...: NAME is a datum rule (mean,
+ * nbb, bastille, par, acbl, bridgewx: Butler), cross, barking, mp or rate;
+ * each OPTION is a scale (wbf, linear), a flag (double, half, neuberg,
+ * no-neuberg) or KEY=VALUE, an option --KEY of the score, cross, barking or
+ * matchpoints command (rate: score's, and datum=RULE), parsed by the same
+ * handlers. Fills *out (name: the spec). Returns 0, or -1 after a usage
+ * error naming the spec. */
+int cli_method_spec(cli_parser *p, const char *spec, datum_compare_method *out);
+
 /* Key/value description of the method for output file attributes. The
  * strings live in o's buffers until the next call. Returns the count. */
 size_t cli_method_describe(const cli_method_options *o, const char **keys, const char **values,
@@ -163,5 +185,6 @@ int cmd_barking(int argc, char **argv);
 int cmd_teams(int argc, char **argv);
 int cmd_tarot(int argc, char **argv);
 int cmd_rate(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -17,10 +17,7 @@ typedef struct {
     int ranking; /* print the ranking even when files are written */
     int compare_published; /* --compare-published (score, cross, matchpoints) */
     const char *out_h5, *results_csv, *pairs_csv;
-    /* matchpoints */
-    datum_mp_method mp;
-    const char *top, *adjusted, *neuberg_to;
-    int neuberg, no_neuberg;
+    cli_mp_options mpo; /* matchpoints */
     const char *tolerance; /* --published-tolerance */
 } score_job;
 
@@ -40,8 +37,8 @@ static void print_ranking(const score_job *job, const datum_archive *a, const da
         int apart = fixed && ns && ew;
         for (int side = apart ? 1 : 0; side <= (apart ? 2 : 0); side++) {
             printf("%sMatchpoints, top %s, %s%s%s\n", side == 2 ? "\n" : "",
-                   job->mp.half ? "n-1" : "2(n-1)",
-                   job->mp.neuberg ? (job->mp.neuberg_to_field ? "Neuberg to the field" : "Neuberg")
+                   job->mpo.mp.half ? "n-1" : "2(n-1)",
+                   job->mpo.mp.neuberg ? (job->mpo.mp.neuberg_to_field ? "Neuberg to the field" : "Neuberg")
                                    : "no Neuberg",
                    job->mo.across_sections ? ", across sections" : "",
                    side == 1 ? ", North-South" : side == 2 ? ", East-West" : "");
@@ -85,7 +82,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     if (job->tolerance)
         datum_parse_real(job->tolerance, strlen(job->tolerance), 0, 1e9, &o.published_tolerance);
     if (job->kind == JOB_MATCHPOINTS) { /* the matchpoints' own method, not a datum's */
-        const datum_mp_method *m = &job->mp;
+        const datum_mp_method *m = &job->mpo.mp;
         static const char *const keys[] = {"method", "top", "neuberg", "adjusted_shares", "archive"};
         char(*b)[96] = attrs.buffers;
         snprintf(b[0], sizeof b[0], "matchpoints");
@@ -103,7 +100,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     int rc = datum_pass_create(ctx, archive_path, &pass);
     if (rc >= 0 && job->mo.across_sections) rc = datum_pass_set_across_sections(pass, 1);
     if (rc >= 0)
-        rc = job->kind == JOB_MATCHPOINTS ? datum_pass_add_matchpoints(pass, &job->mp, &o, &id)
+        rc = job->kind == JOB_MATCHPOINTS ? datum_pass_add_matchpoints(pass, &job->mpo.mp, &o, &id)
                                           : add[job->kind](pass, &job->mo.method, &o, &id);
     if (rc < 0) goto done;
     const char *label[] = {"score", "cross", "barking", "matchpoints"};
@@ -237,38 +234,6 @@ static const char kMatchpointsHelp[] =
     "\n"
     "See docs/methods.md, \"Matchpoints\".\n";
 
-/* --top, --neuberg/--no-neuberg and --adjusted into job->mp; 0 or -1 after a
- * usage error. */
-static int resolve_matchpoints(cli_parser *p, score_job *job)
-{
-    datum_mp_method m = DATUM_MP_METHOD_INIT;
-    if (job->top && strcmp(job->top, "2(n-1)") != 0 && strcmp(job->top, "2n-2") != 0) {
-        if (strcmp(job->top, "n-1") != 0)
-            return cli_usage_error(p, "--top takes 2(n-1) or n-1, not '%s'", job->top);
-        m.half = 1;
-    }
-    if (job->neuberg && job->no_neuberg)
-        return cli_usage_error(p, "--neuberg and --no-neuberg contradict each other");
-    m.neuberg = !job->no_neuberg;
-    if (job->neuberg_to && strcmp(job->neuberg_to, "event") != 0) {
-        if (strcmp(job->neuberg_to, "field") != 0)
-            return cli_usage_error(p, "--neuberg-to takes event or field, not '%s'", job->neuberg_to);
-        m.neuberg_to_field = 1;
-    }
-    double tolerance;
-    if (job->tolerance && datum_parse_real(job->tolerance, strlen(job->tolerance), 0, 1e9,
-                                           &tolerance) != DATUM_PARSE_OK)
-        return cli_usage_error(p, "--published-tolerance takes a number >= 0, not '%s'",
-                               job->tolerance);
-    double v[3];
-    if (job->adjusted) {
-        if (cli_parse_triple(p, "--adjusted", job->adjusted, 0, 100, v)) return -1;
-        m.award = (datum_mp_awards){v[0] / 100, v[1] / 100, v[2] / 100};
-    }
-    job->mp = m;
-    return 0;
-}
-
 static int score_main(int argc, char **argv, job_kind kind)
 {
     const char *name[] = {"score", "cross", "barking", "matchpoints"};
@@ -278,11 +243,7 @@ static int score_main(int argc, char **argv, job_kind kind)
     cli_option table[32];
     size_t n = 0;
     if (kind == JOB_MATCHPOINTS) {
-        table[n++] = (cli_option){"--top", 1, cli_set_string, &job.top};
-        table[n++] = (cli_option){"--neuberg", 0, cli_set_flag, &job.neuberg};
-        table[n++] = (cli_option){"--no-neuberg", 0, cli_set_flag, &job.no_neuberg};
-        table[n++] = (cli_option){"--adjusted", 1, cli_set_string, &job.adjusted};
-        table[n++] = (cli_option){"--neuberg-to", 1, cli_set_string, &job.neuberg_to};
+        n = cli_mp_option_table(&job.mpo, table, 0);
         table[n++] = (cli_option){"--published-tolerance", 1, cli_set_string, &job.tolerance};
     } else {
         n = cli_method_option_table(&job.mo, table, 0, kind == JOB_BUTLER, kind == JOB_CROSS);
@@ -304,7 +265,13 @@ static int score_main(int argc, char **argv, job_kind kind)
         return EXIT_BAD_INPUT;
     }
     if (cli_method_resolve(&p, &job.mo) != 0) return EXIT_BAD_INPUT;
-    if (kind == JOB_MATCHPOINTS && resolve_matchpoints(&p, &job) != 0) return EXIT_BAD_INPUT;
+    if (kind == JOB_MATCHPOINTS && cli_mp_resolve(&p, &job.mpo) != 0) return EXIT_BAD_INPUT;
+    double tolerance;
+    if (job.tolerance && datum_parse_real(job.tolerance, strlen(job.tolerance), 0, 1e9,
+                                          &tolerance) != DATUM_PARSE_OK) {
+        cli_usage_error(&p, "--published-tolerance takes a number >= 0, not '%s'", job.tolerance);
+        return EXIT_BAD_INPUT;
+    }
     if (kind == JOB_BARKING && job.mo.method.scale.kind != DATUM_SCALE_WBF) {
         cli_usage_error(&p, "barking is defined on the wbf scale only");
         return EXIT_BAD_INPUT;

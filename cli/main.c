@@ -19,6 +19,7 @@ static const command kCommands[] = {
     {"barking", cmd_barking, "barking cross-IMPs (teams of eight and beyond), pair totals"},
     {"teams", cmd_teams, "teams matches: aggregate IMPs per match and board, match totals"},
     {"rate", cmd_rate, "compensated Butler ratings of every pair (seed 000), on CHOLMOD"},
+    {"compare", cmd_compare, "compare scoring methods: rank correlations, continuity, a report"},
     {"tarot", cmd_tarot, "tarot Attaque-Défense: PM per étui, rankings, roadmap sheets"},
 };
 

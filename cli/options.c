@@ -247,6 +247,130 @@ int cli_method_resolve(cli_parser *p, cli_method_options *o)
     return 0;
 }
 
+size_t cli_mp_option_table(cli_mp_options *o, cli_option *t, size_t n)
+{
+    memset(o, 0, sizeof *o);
+    t[n++] = (cli_option){"--top", 1, cli_set_string, &o->top};
+    t[n++] = (cli_option){"--neuberg", 0, cli_set_flag, &o->neuberg};
+    t[n++] = (cli_option){"--no-neuberg", 0, cli_set_flag, &o->no_neuberg};
+    t[n++] = (cli_option){"--adjusted", 1, cli_set_string, &o->adjusted};
+    t[n++] = (cli_option){"--neuberg-to", 1, cli_set_string, &o->neuberg_to};
+    return n;
+}
+
+int cli_mp_resolve(cli_parser *p, cli_mp_options *o)
+{
+    datum_mp_method m = DATUM_MP_METHOD_INIT;
+    if (o->top && strcmp(o->top, "2(n-1)") != 0 && strcmp(o->top, "2n-2") != 0) {
+        if (strcmp(o->top, "n-1") != 0)
+            return cli_usage_error(p, "--top takes 2(n-1) or n-1, not '%s'", o->top);
+        m.half = 1;
+    }
+    if (o->neuberg && o->no_neuberg)
+        return cli_usage_error(p, "--neuberg and --no-neuberg contradict each other");
+    m.neuberg = !o->no_neuberg;
+    if (o->neuberg_to && strcmp(o->neuberg_to, "event") != 0) {
+        if (strcmp(o->neuberg_to, "field") != 0)
+            return cli_usage_error(p, "--neuberg-to takes event or field, not '%s'", o->neuberg_to);
+        m.neuberg_to_field = 1;
+    }
+    double v[3];
+    if (o->adjusted) {
+        if (cli_parse_triple(p, "--adjusted", o->adjusted, 0, 100, v)) return -1;
+        m.award = (datum_mp_awards){v[0] / 100, v[1] / 100, v[2] / 100};
+    }
+    o->mp = m;
+    return 0;
+}
+
+static const char *const kRules[] = {"mean", "nbb", "bastille", "par", "acbl", "bridgewx", NULL};
+
+/* One OPTION of a spec (word, NUL-terminated, changed in place) against
+ * the command's option table: a scale, a flag or KEY=VALUE. 0, or -1
+ * (printed). */
+static int spec_option(cli_parser *p, char *word, cli_method_options *mo, const cli_option *table,
+                       size_t n)
+{
+    if (lookup(word, kScales) >= 0) {
+        mo->scale = kScales[lookup(word, kScales)];
+        return 0;
+    }
+    char *eq = strchr(word, '=');
+    if (eq) *eq = '\0';
+    char name[136];
+    snprintf(name, sizeof name, "--%s", word);
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(table[k].name, name) != 0) continue;
+        if (table[k].takes_value && !eq) return cli_usage_error(p, "%s needs a value: %s=VALUE", word, word);
+        if (!table[k].takes_value && eq) return cli_usage_error(p, "%s takes no value", word);
+        return table[k].handle(p, eq ? eq + 1 : NULL, table[k].target);
+    }
+    return cli_usage_error(p, "unknown option '%s'", word);
+}
+
+int cli_method_spec(cli_parser *p, const char *spec, datum_compare_method *out)
+{
+    static const char *const kOthers[] = {"cross", "barking", "mp", "rate", NULL};
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", spec);
+    size_t len = strcspn(spec, ":");
+    char name[32];
+    if (len == 0 || len >= sizeof name)
+        return cli_usage_error(p, "--method '%s': a method name comes first (a datum rule: mean, "
+                                  "nbb, bastille, par, acbl, bridgewx; or cross, barking, mp, rate)",
+                               spec);
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    int rule = lookup(name, kRules), other = lookup(name, kOthers);
+    if (rule < 0 && other < 0)
+        return cli_usage_error(p, "--method '%s': unknown method '%s' (a datum rule: mean, nbb, "
+                                  "bastille, par, acbl, bridgewx; or cross, barking, mp, rate)",
+                               spec, name);
+    out->kind = rule >= 0 ? DATUM_COMPARE_BUTLER
+                : other == 0 ? DATUM_COMPARE_CROSS
+                : other == 1 ? DATUM_COMPARE_BARKING
+                : other == 2 ? DATUM_COMPARE_MATCHPOINTS
+                             : DATUM_COMPARE_RATE;
+    cli_method_options mo;
+    cli_mp_options mpo;
+    cli_method_defaults(&mo, rule >= 0 ? kRules[rule] : "mean");
+    cli_option table[32];
+    size_t n = 0;
+    if (out->kind == DATUM_COMPARE_MATCHPOINTS) {
+        n = cli_mp_option_table(&mpo, table, 0);
+    } else {
+        n = cli_method_option_table(&mo, table, 0, out->kind == DATUM_COMPARE_BUTLER ||
+                                                       out->kind == DATUM_COMPARE_RATE,
+                                    out->kind == DATUM_COMPARE_CROSS);
+        if (out->kind == DATUM_COMPARE_BUTLER) /* the rule is the name */
+            for (size_t k = 0; k < n; k++)
+                if (strcmp(table[k].name, "--datum") == 0) table[k--] = table[--n];
+    }
+    /* The options, NUL-terminated in a copy that outlives their resolving. */
+    char copy[256];
+    if (strlen(spec) >= sizeof copy) return cli_usage_error(p, "--method '%.40s...': too long", spec);
+    memcpy(copy, spec, strlen(spec) + 1);
+    for (char *word = copy[len] ? copy + len + 1 : NULL, *next; word; word = next) {
+        size_t l = strcspn(word, ":");
+        next = word[l] ? word + l + 1 : NULL;
+        word[l] = '\0'; /* the handlers keep pointers into copy */
+        if (l == 0 || spec_option(p, word, &mo, table, n) != 0) {
+            if (l == 0) cli_usage_error(p, "an empty option");
+            return cli_usage_error(p, "in --method '%s'", spec);
+        }
+    }
+    if (out->kind == DATUM_COMPARE_MATCHPOINTS) {
+        if (cli_mp_resolve(p, &mpo) != 0) return cli_usage_error(p, "in --method '%s'", spec);
+        out->mp = mpo.mp;
+        return 0;
+    }
+    if (cli_method_resolve(p, &mo) != 0) return cli_usage_error(p, "in --method '%s'", spec);
+    if (out->kind == DATUM_COMPARE_BARKING && mo.method.scale.kind != DATUM_SCALE_WBF)
+        return cli_usage_error(p, "--method '%s': barking is defined on the wbf scale only", spec);
+    out->m = mo.method;
+    return 0;
+}
+
 size_t cli_method_describe(const cli_method_options *o, const char **keys, const char **values,
                            char buf[][96], size_t max)
 {

@@ -130,21 +130,46 @@ int datum_bridge_ns_score(const datum_contract *c, int declarer, int vulnerabili
     return ew ? -s : s;
 }
 
-int datum_bridge_score_legal(int32_t ns_score, int vulnerability)
+/* The first reading of ns_score as a contract played: the side the score
+ * favours declaring first (a made contract before a defeated one), then
+ * undoubled before doubled before redoubled, levels 1 to 7, strains clubs to
+ * notrump, declarer taking at most max_tricks; 1 and the reading, or 0. */
+static int read_score(int32_t ns_score, int vulnerability, int max_tricks, int *ew_declares,
+                      datum_contract *c, int *tricks)
 {
-    if (ns_score == 0) return 1; /* passed out */
-    if (ns_score % 10 != 0 || ns_score > 7600 || ns_score < -7600) return 0;
-    /* Every declarer side, contract and number of tricks: 2 x 7 x 5 x 3 x 14. */
-    for (int ew = 0; ew < 2; ew++) {
+    if (ns_score == 0 || ns_score % 10 != 0 || ns_score > 7600 || ns_score < -7600) return 0;
+    /* 2 declarer sides x 3 doublings x 7 levels x 5 strains x 14 tricks at most. */
+    for (int side = 0; side < 2; side++) {
+        int ew = (ns_score > 0) == (side == 1);
         int vulnerable = (vulnerability >> ew) & 1;
         int32_t want = ew ? -ns_score : ns_score;
-        for (int level = 1; level <= 7; level++)
-            for (int strain = DATUM_CLUBS; strain <= DATUM_NOTRUMP; strain++)
-                for (int x = 0; x <= 2; x++)
-                    for (int t = 0; t <= 13; t++)
+        for (int x = 0; x <= 2; x++)
+            for (int level = 1; level <= 7; level++)
+                for (int strain = DATUM_CLUBS; strain <= DATUM_NOTRUMP; strain++)
+                    for (int t = 0; t <= max_tricks; t++)
                         if (datum_bridge_score(level, (datum_strain)strain, x, vulnerable, t) ==
-                            want)
+                            want) {
+                            *ew_declares = ew;
+                            *c = (datum_contract){level, (datum_strain)strain, x};
+                            *tricks = t;
                             return 1;
+                        }
     }
     return 0;
+}
+
+int datum_bridge_score_legal(int32_t ns_score, int vulnerability)
+{
+    int ew, tricks;
+    datum_contract c;
+    return ns_score == 0 /* passed out */ || read_score(ns_score, vulnerability, 13, &ew, &c, &tricks);
+}
+
+int datum_bridge_one_more_trick(int32_t ns_score, int vulnerability, int32_t *out)
+{
+    int ew, tricks;
+    datum_contract c;
+    if (!read_score(ns_score, vulnerability, 12, &ew, &c, &tricks)) return DATUM_W_EMPTY;
+    *out = datum_bridge_ns_score(&c, ew ? DATUM_EAST : DATUM_NORTH, vulnerability, tricks + 1);
+    return DATUM_OK;
 }

@@ -497,6 +497,16 @@ int datum_bridge_ns_score(const datum_contract *c, int declarer, int vulnerabili
  * E.g. 420 (4S=) only when NS are not vulnerable, 620 (4S=) only when they
  * are, -50 only when they are not; 30 never. At most 2940 score evaluations. */
 int datum_bridge_score_legal(int32_t ns_score, int vulnerability);
+/* One more trick for declarer (the continuity of `datum compare`, which has
+ * no contracts: docs/methods.md, "Comparing methods"): the score ns_score
+ * read as a contract played, the side it favours declaring first (a made
+ * contract before a defeated one), undoubled first, the lowest level, clubs
+ * to notrump, and *out receives North-South's score of the same contract
+ * with declarer taking one trick more (+420 -> +450; -50 not vulnerable:
+ * 1C by North-South one down -> +70; +100: East-West two down -> +50).
+ * Returns DATUM_OK, or DATUM_W_EMPTY (*out untouched) when no reading exists: 0 (passed out), a score no
+ * contract gives, or declarer already took 13 tricks in every reading. */
+int datum_bridge_one_more_trick(int32_t ns_score, int vulnerability, int32_t *out);
 /* ======================================================================== */
 
 #ifdef __cplusplus

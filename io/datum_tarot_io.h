@@ -203,6 +203,14 @@ int datum_tarot_sheet_dir_add(datum_tarot_sheet_dir *d, const char *name,
                               const datum_tarot_sheet *sheet);
 int datum_tarot_sheet_dir_add_index(datum_tarot_sheet_dir *d, const char *name,
                                     const datum_tarot_index_event *events, size_t n_events);
+/* Reserves `name` in the set (as datum_tarot_sheet_dir_add names it) for a
+ * file that another writer makes, such as a CSV writer: *path receives
+ * where to write it, inside the staging directory (owned by the set, valid
+ * until the commit or the abort), and the commit moves it into DIR with the
+ * others. The folder of `datum compare --report` is such a set too
+ * (jobs/compare_report.c). Returns DATUM_OK, DATUM_E_ARG (a bad name, a name
+ * given twice), DATUM_E_IO or DATUM_E_NOMEM. */
+int datum_tarot_sheet_dir_reserve(datum_tarot_sheet_dir *d, const char *name, const char **path);
 /* Moves every file into place (replacing files of the same name) and
  * removes the staging directory. Frees the set and sets *d to NULL. */
 int datum_tarot_sheet_dir_commit(datum_tarot_sheet_dir **d);

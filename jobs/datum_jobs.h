@@ -309,6 +309,24 @@ int datum_pass_set_across_sections(datum_pass *p, int on);
  * scored after merging. DATUM_OK, or DATUM_E_ARG (not across sections). */
 int datum_pass_across_counts(const datum_pass *p, uint64_t *fields_read, uint64_t *fields_scored);
 
+/* Chunks of whole events (on != 0): every field of an event in the same
+ * chunk, for a chunk callback that works per event (datum compare). Returns
+ * DATUM_OK, or DATUM_E_ARG (after datum_pass_run). */
+int datum_pass_set_whole_events(datum_pass *p, int on);
+
+/* Scores fields that are not the archive's (perturbed copies of a chunk's
+ * fields, datum compare's continuity) with method id exactly as the pass
+ * scores its chunks: per row ns[] and ew[] as datum_pass_chunk_rows gives
+ * them (cross and barking: ns_avg, and ew = its negation), per field
+ * field_value[] (Butler's datum, matchpoints' top, else NaN; NULL: not
+ * wanted). target: per field the size matchpoints with Neuberg to the event
+ * score it to (ignored otherwise; NULL: each field's own rows). Usable
+ * before, during and after datum_pass_run; not thread-safe on the same pass.
+ * Returns DATUM_OK; DATUM_E_ARG (bad id, a teams method, a NULL array); the
+ * kernels' errors; DATUM_E_NOMEM (scratch of the fields' size). */
+int datum_pass_score_fields(datum_pass *p, int id, const datum_fields *in, const uint32_t *target,
+                            double *field_value, double *ns, double *ew);
+
 /* Sets the per-chunk callback (NULL: none) and the chunk columns it needs
  * beyond the methods' own (DATUM_COL_* mask). Returns DATUM_OK, or
  * DATUM_E_ARG (after datum_pass_run). */

@@ -62,6 +62,7 @@ struct datum_pass {
     void *user;
     unsigned columns;
     enum { READY, DONE, FAILED } state;
+    int whole_events; /* datum_pass_set_whole_events */
     /* Across sections: the merger, the merged chunk the kernels see, and
      * per field of the chunk its merged field's first (/fields/across_field)
      * and its sections (field_sections, into label). */
@@ -114,6 +115,14 @@ int datum_pass_set_across_sections(datum_pass *p, int on)
     if (p->state != READY)
         return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_across_sections: the pass has run");
     p->across = on != 0;
+    return DATUM_OK;
+}
+
+int datum_pass_set_whole_events(datum_pass *p, int on)
+{
+    if (p->state != READY)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_whole_events: the pass has run");
+    p->whole_events = on != 0;
     return DATUM_OK;
 }
 
@@ -540,6 +549,28 @@ static void event_targets(const datum_chunk *k, uint32_t *target)
     }
 }
 
+/* Method x's kernel (not teams) on fields `in`: per field x->datum (Butler's
+ * datum, matchpoints' top), per row a and b (Butler ns_imps and ew_imps;
+ * cross and barking ns_raw and ns_avg, with terms_wide; matchpoints ns_mp and
+ * ew_mp); target: per field the size Neuberg scores matchpoints to (NULL:
+ * each field's own rows). */
+static int kernel(datum_ctx *ctx, const method *x, const datum_fields *in, const uint32_t *target,
+                  double *datum, double *a, double *b, int32_t *terms, int64_t *terms_wide)
+{
+    int rc = DATUM_OK;
+    switch (x->kind) {
+    case KIND_BUTLER: return datum_score_fields(ctx, &x->m, in, datum, a, b);
+    case KIND_CROSS:
+        rc = datum_cross_fields(ctx, &x->m, in, a, b, terms);
+        for (uint64_t r = 0; rc >= 0 && r < in->offset[in->n_fields]; r++) terms_wide[r] = terms[r];
+        return rc;
+    case KIND_BARKING: return datum_barking_fields(ctx, &x->m.scale, in, a, b, terms_wide);
+    case KIND_MATCHPOINTS: return datum_matchpoint_fields(ctx, &x->mp, in, target, datum, a, b);
+    case KIND_TEAMS: break;
+    }
+    return datum_ctx_fail(ctx, DATUM_E_ARG, "teams matches are not scored field by field");
+}
+
 /* Method x on chunk c: its kernel (on the merged fields across sections),
  * its totals, its outputs. */
 static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
@@ -549,35 +580,25 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
     if (rc < 0) return rc;
     const datum_chunk *k = p->across ? &p->merged : c; /* never more fields or rows than c */
     datum_fields in = {k->n_fields, k->offset, k->ns_score, k->adjusted};
-    int to_event;
-    switch (x->kind) {
-    case KIND_BUTLER:
-        rc = datum_score_fields(ctx, &x->m, &in, x->datum, x->a, x->b);
+    int to_event = x->kind == KIND_MATCHPOINTS && x->mp.neuberg && !x->mp.neuberg_to_field;
+    if (to_event) event_targets(k, x->target);
+    if (x->kind != KIND_TEAMS) {
+        rc = kernel(ctx, x, &in, to_event ? x->target : NULL, x->datum, x->a, x->b, x->terms,
+                    x->terms_wide);
         if (rc < 0) return rc;
         unmerge(p, x);
+    }
+    switch (x->kind) {
+    case KIND_BUTLER:
         datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
         break;
     case KIND_CROSS:
     case KIND_BARKING:
-        if (x->kind == KIND_CROSS) {
-            rc = datum_cross_fields(ctx, &x->m, &in, x->a, x->b, x->terms);
-            for (uint64_t r = 0; rc >= 0 && r < c->n_rows; r++) x->terms_wide[r] = x->terms[r];
-        } else {
-            rc = datum_barking_fields(ctx, &x->m.scale, &in, x->a, x->b, x->terms_wide);
-        }
-        if (rc < 0) return rc;
-        unmerge(p, x);
         /* The average per comparison is the score; the raw sum is kept beside it. */
         datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->b, NULL, x->imps, x->boards);
         datum_pairs_accumulate_raw(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->raw);
         break;
     case KIND_MATCHPOINTS:
-        to_event = x->mp.neuberg && !x->mp.neuberg_to_field;
-        if (to_event) event_targets(k, x->target);
-        rc = datum_matchpoint_fields(ctx, &x->mp, &in, to_event ? x->target : NULL, x->datum,
-                                     x->a, x->b);
-        if (rc < 0) return rc;
-        unmerge(p, x);
         datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
         for (uint64_t f = 0; f < c->n_fields; f++) /* the tops, for the percentages */
             for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
@@ -602,6 +623,33 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
         datum_published_add(x->published, c, x->kind == KIND_CROSS ? x->b : x->a,
                             x->kind == KIND_CROSS ? NULL : x->b);
     return DATUM_OK;
+}
+
+int datum_pass_score_fields(datum_pass *p, int id, const datum_fields *in, const uint32_t *target,
+                            double *field_value, double *ns, double *ew)
+{
+    if (!p || id < 0 || (size_t)id >= p->n || !in || !ns || !ew || p->m[id].kind == KIND_TEAMS)
+        return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG,
+                              "datum_pass_score_fields: invalid argument or a teams method");
+    const method *x = &p->m[id];
+    size_t rows = (size_t)in->offset[in->n_fields], fields = (size_t)in->n_fields;
+    int own = x->kind == KIND_BUTLER || x->kind == KIND_MATCHPOINTS; /* NS and EW figures */
+    double *datum = datum_malloc(p->ctx, fields + 1, sizeof *datum);
+    double *raw = own ? NULL : datum_malloc(p->ctx, rows + 1, sizeof *raw);
+    int32_t *terms = own ? NULL : datum_malloc(p->ctx, rows + 1, sizeof *terms);
+    int64_t *wide = own ? NULL : datum_malloc(p->ctx, rows + 1, sizeof *wide);
+    int rc = !datum || (!own && (!raw || !terms || !wide)) ? DATUM_E_NOMEM : DATUM_OK;
+    if (rc >= 0 && x->kind == KIND_MATCHPOINTS && !(x->mp.neuberg && !x->mp.neuberg_to_field))
+        target = NULL; /* each field to its own rows, as the pass scores them */
+    if (rc >= 0) rc = kernel(p->ctx, x, in, target, datum, own ? ns : raw, own ? ew : ns, terms, wide);
+    for (size_t r = 0; rc >= 0 && !own && r < rows; r++) ew[r] = 0.0 - ns[r];
+    if (rc >= 0 && field_value)
+        for (size_t f = 0; f < fields; f++) field_value[f] = own ? datum[f] : NAN;
+    datum_free(datum);
+    datum_free(raw);
+    datum_free(terms);
+    datum_free(wide);
+    return rc;
 }
 
 /* pair,boards,imps,imps_per_board[,raw_imps] (matchpoints: pair,boards,
@@ -684,7 +732,7 @@ static int read_all(datum_pass *p)
     if (rc < 0) return rc;
     for (size_t i = 0; i < p->n; i++) need |= columns_of(&p->m[i]);
     if ((rc = datum_chunk_reader_create(p->ctx, p->a, need, p->chunk_rows, &reader)) < 0) return rc;
-    int whole_events = p->across; /* and Neuberg's largest field of each event */
+    int whole_events = p->across || p->whole_events; /* and Neuberg's largest field of each event */
     for (size_t i = 0; i < p->n; i++)
         whole_events |= p->m[i].kind == KIND_MATCHPOINTS && p->m[i].mp.neuberg &&
                         !p->m[i].mp.neuberg_to_field;

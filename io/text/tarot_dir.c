@@ -181,6 +181,14 @@ int datum_tarot_sheet_dir_add_index(datum_tarot_sheet_dir *d, const char *name,
     return write_file(d, name, &what);
 }
 
+int datum_tarot_sheet_dir_reserve(datum_tarot_sheet_dir *d, const char *name, const char **path)
+{
+    *path = NULL;
+    int rc = reserve_name(d, name);
+    if (rc == DATUM_OK) *path = d->files[d->n_files - 1].staged;
+    return rc;
+}
+
 /* mkdir that accepts an existing directory. */
 static int ensure_dir(datum_ctx *ctx, const char *path)
 {

@@ -1,0 +1,22 @@
+/* compare_internal.h - what the files of `datum compare` share: the rank
+ * helpers of compare_stats.c and the report of compare_report.c. */
+#ifndef DATUM_COMPARE_INTERNAL_H
+#define DATUM_COMPARE_INTERNAL_H
+
+#include "datum_compare.h"
+
+/* Stable sort of idx[0..n) by key[idx[i]] ascending; tmp: n entries. */
+void compare_sort_by(size_t n, const double *key, uint32_t *idx, uint32_t *tmp);
+/* Mid-ranks (1-based, ties the mean of their ranks) of v[0..n) into rank;
+ * idx and tmp: n entries of scratch. */
+void compare_mid_ranks(size_t n, const double *v, double *rank, uint32_t *idx, uint32_t *tmp);
+/* Pearson correlation of x and y (NaN when n < 2 or a variance is 0). */
+double compare_pearson(size_t n, const double *x, const double *y);
+/* Kendall's tau-b by counting every pair, O(n^2). */
+double compare_tau_b(size_t n, const double *x, const double *y);
+
+/* The report (compare_report.c) of a run summarised in *s. */
+int compare_report_write(datum_ctx *ctx, const datum_compare_summary *s, const char *dir,
+                         const char *command_line, const char *machine);
+
+#endif

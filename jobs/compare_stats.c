@@ -1,0 +1,139 @@
+/* compare_stats.c - the rank statistics of `datum compare`: orderings,
+ * mid-ranks, Spearman's rho, Kendall's tau-b (docs/methods.md, "Comparing
+ * methods"). Pure: the caller gives the workspace. */
+#include "compare_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+size_t datum_rank_work_size(size_t n) { return 40 * n + 64; }
+
+/* Stable merge sort of idx[0..n) by key[idx] ascending (tmp: n entries). */
+void compare_sort_by(size_t n, const double *key, uint32_t *idx, uint32_t *tmp)
+{
+    if (n <= 16) { /* the common size of an event's field of pairs: insertion */
+        for (size_t i = 1; i < n; i++) {
+            uint32_t v = idx[i];
+            size_t j = i;
+            while (j > 0 && key[idx[j - 1]] > key[v]) idx[j] = idx[j - 1], j--;
+            idx[j] = v;
+        }
+        return;
+    }
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = key[idx[j]] < key[idx[i]] ? idx[j++] : idx[i++];
+            while (i < mid) tmp[k++] = idx[i++];
+            while (j < hi) tmp[k++] = idx[j++];
+        }
+        memcpy(idx, tmp, n * sizeof *idx);
+    }
+}
+
+void compare_mid_ranks(size_t n, const double *v, double *rank, uint32_t *idx, uint32_t *tmp)
+{
+    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+    compare_sort_by(n, v, idx, tmp);
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[idx[j]] == v[idx[i]]; j++) continue;
+        double mid = 0.5 * (double)(i + 1 + j); /* the mean of ranks i+1 .. j */
+        for (size_t k = i; k < j; k++) rank[idx[k]] = mid;
+    }
+}
+
+double compare_pearson(size_t n, const double *x, const double *y)
+{
+    if (n < 2) return NAN;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) mx += x[i], my += y[i];
+    mx /= (double)n;
+    my /= (double)n;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double dx = x[i] - mx, dy = y[i] - my;
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+double compare_tau_b(size_t n, const double *x, const double *y)
+{
+    /* Every pair once: S = sum sign(dx) sign(dy); ties counted apart. */
+    int64_t s = 0, tx = 0, ty = 0;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = 0; j < i; j++) {
+            int sx = (x[i] > x[j]) - (x[i] < x[j]), sy = (y[i] > y[j]) - (y[i] < y[j]);
+            s += sx * sy;
+            tx += sx == 0;
+            ty += sy == 0;
+        }
+    int64_t n0 = (int64_t)n * (int64_t)(n - 1) / 2;
+    double den = sqrt((double)(n0 - tx) * (double)(n0 - ty));
+    return n >= 2 && den > 0 ? (double)s / den : NAN;
+}
+
+double datum_spearman(size_t n, const double *x, const double *y, void *work)
+{
+    if (n < 2) return NAN;
+    double *rx = work, *ry = rx + n;
+    uint32_t *idx = (uint32_t *)(ry + n), *tmp = idx + n;
+    compare_mid_ranks(n, x, rx, idx, tmp);
+    compare_mid_ranks(n, y, ry, idx, tmp);
+    return compare_pearson(n, rx, ry);
+}
+
+/* Pairs tied in v over runs of equal values of v[0..n) (v sorted). */
+static int64_t tied_pairs(size_t n, const double *v)
+{
+    int64_t t = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j] == v[i]; j++) continue;
+        t += (int64_t)(j - i) * (int64_t)(j - i - 1) / 2;
+    }
+    return t;
+}
+
+double datum_kendall_tau_b(size_t n, const double *x, const double *y, void *work)
+{
+    if (n <= 64) return compare_tau_b(n, x, y);
+    /* Knight (1966): order by (x, y); the pairs tied in x (n1) and in both
+     * (n3); then a merge sort of the y's counts the swaps, the discordant
+     * pairs (strict inversions: pairs tied in x are already in y order);
+     * the sorted y's give the pairs tied in y (n2). */
+    double *sx = work, *sy = sx + n, *buf = sy + n;
+    uint32_t *idx = (uint32_t *)(buf + n), *tmp = idx + n;
+    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+    compare_sort_by(n, y, idx, tmp);
+    compare_sort_by(n, x, idx, tmp); /* stable: (x, y) order */
+    for (size_t i = 0; i < n; i++) sx[i] = x[idx[i]], sy[i] = y[idx[i]];
+    int64_t n1 = tied_pairs(n, sx), n3 = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && sx[j] == sx[i] && sy[j] == sy[i]; j++) continue;
+        n3 += (int64_t)(j - i) * (int64_t)(j - i - 1) / 2;
+    }
+    int64_t swaps = 0;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                if (sy[j] < sy[i]) {
+                    swaps += (int64_t)(mid - i);
+                    buf[k++] = sy[j++];
+                } else {
+                    buf[k++] = sy[i++];
+                }
+            }
+            while (i < mid) buf[k++] = sy[i++];
+            while (j < hi) buf[k++] = sy[j++];
+        }
+        memcpy(sy, buf, n * sizeof *sy);
+    }
+    int64_t n2 = tied_pairs(n, sy), n0 = (int64_t)n * (int64_t)(n - 1) / 2;
+    double den = sqrt((double)(n0 - n1) * (double)(n0 - n2));
+    return den > 0 ? (double)(n0 - n1 - n2 + n3 - 2 * swaps) / den : NAN;
+}
