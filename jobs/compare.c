@@ -56,7 +56,9 @@ typedef struct {
     int32_t *slot; /* per archive pair: its slot in the event, -1 */
     size_t cap;
     uint32_t *pairs, *idx, *tmp, *order, *affected;
-    double *sum, *top, *value, *newvalue, *mid, *x, *y, *truth;
+    double *sum, *top, *value, *newvalue, *x, *y, *truth;
+    int32_t *mid2; /* m + 1 rankings (the truth last) x cap: twice the mid-rank, 0: not ranked */
+    uint32_t *rslot; /* per row of the event: its NS pair's slot, then its EW pair's */
     int64_t *boards;
     uint32_t *ordinal; /* m x cap, 1-based; 0: not ranked */
     void *work;
@@ -240,18 +242,18 @@ static int solve_ratings(datum_compare *c)
 /* ------------------------------------------------------------------------ */
 /* A group's statistics                                                     */
 
-/* Ranks of method i over its ranked pairs (value finite): ordinal (1 the
- * best, ties by pair index, which is name order) and mid-ranks. */
-static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, double *mid,
+/* Ranks of one method over its ranked pairs (value finite): ordinal (1 the
+ * best, ties by pair index, which is name order) and twice the mid-rank (an
+ * integer: tied pairs share the mean of their ranks). Returns how many. */
+static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, int32_t *mid2,
                             scratch *s)
 {
     uint32_t k = 0;
     for (size_t j = 0; j < n; j++) {
         ordinal[j] = 0;
-        mid[j] = NAN;
+        mid2[j] = 0;
         if (!isnan(value[j])) s->idx[k] = (uint32_t)j, s->x[k++] = -value[j];
     }
-    /* x is indexed by position in idx: sort positions */
     for (uint32_t p = 0; p < k; p++) s->order[p] = p;
     compare_sort_by(k, s->x, s->order, s->tmp);
     for (uint32_t p = 0, q; p < k; p = q) {
@@ -259,7 +261,7 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, do
         for (uint32_t t = p; t < q; t++) {
             uint32_t j = s->idx[s->order[t]];
             ordinal[j] = t + 1;
-            mid[j] = 0.5 * (double)(p + 1 + q);
+            mid2[j] = (int32_t)(p + 1 + q);
         }
     }
     return k;
@@ -270,10 +272,31 @@ static int bin_of(uint32_t d)
     return d <= 3 ? (int)d : d <= 5 ? 4 : d <= 10 ? 5 : d <= 20 ? 6 : 7;
 }
 
+/* Spearman and Kendall tau-b of two rankings over the k pairs listed in
+ * at[]: from the twice-mid-ranks when both rank exactly these pairs (the
+ * usual case: no sort, integers), else from the values. */
+static void correlate(uint32_t k, const uint32_t *at, int same, const int32_t *ra,
+                      const int32_t *rb, const double *va, const double *vb, scratch *s,
+                      double *spearman, double *kendall)
+{
+    double *xa = s->x, *xb = s->y;
+    if (same) {
+        int32_t *ia = (int32_t *)s->order, *ib = (int32_t *)s->tmp;
+        for (uint32_t t = 0; t < k; t++) ia[t] = ra[at[t]], ib[t] = rb[at[t]], xa[t] = ia[t], xb[t] = ib[t];
+        *spearman = compare_pearson(k, xa, xb);
+        *kendall = k <= 64 ? compare_tau_b_ranks(k, ia, ib) : datum_kendall_tau_b(k, xa, xb, s->work);
+        return;
+    }
+    for (uint32_t t = 0; t < k; t++) xa[t] = va[at[t]], xb[t] = vb[at[t]];
+    *spearman = datum_spearman(k, xa, xb, s->work);
+    for (uint32_t t = 0; t < k; t++) xa[t] = va[at[t]], xb[t] = vb[at[t]];
+    *kendall = datum_kendall_tau_b(k, xa, xb, s->work);
+}
+
 /* The statistics of methods a and b over pairs j < n ranked by both. */
 static void compare_two(const datum_compare *c, size_t n, const double *va, const double *vb,
-                        const uint32_t *oa, const uint32_t *ob, const double *ma,
-                        const double *mb, uint32_t ka, uint32_t kb, scratch *s, pair_stat *out)
+                        const uint32_t *oa, const uint32_t *ob, const int32_t *ma,
+                        const int32_t *mb, uint32_t ka, uint32_t kb, scratch *s, pair_stat *out)
 {
     memset(out, 0, sizeof *out);
     out->spearman = out->kendall = out->topk = NAN;
@@ -283,31 +306,21 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
         if (oa[j] && ob[j]) s->affected[k++] = (uint32_t)j;
     out->common = k;
     if (k < 2) return;
-    const uint32_t *ra = oa, *rb = ob;
-    double *xa = s->x, *xb = s->y;
-    if (k == ka && k == kb) { /* the usual case: both rank the same pairs */
-        for (uint32_t t = 0; t < k; t++) xa[t] = ma[s->affected[t]], xb[t] = mb[s->affected[t]];
-        out->spearman = compare_pearson(k, xa, xb);
-    } else {
-        for (uint32_t t = 0; t < k; t++) xa[t] = va[s->affected[t]], xb[t] = vb[s->affected[t]];
-        out->spearman = datum_spearman(k, xa, xb, s->work);
-    }
-    for (uint32_t t = 0; t < k; t++) xa[t] = va[s->affected[t]], xb[t] = vb[s->affected[t]];
-    out->kendall = datum_kendall_tau_b(k, xa, xb, s->work);
-    /* Ordinal ranks among the common pairs: from each method's own when they
+    int same = k == ka && k == kb;
+    correlate(k, s->affected, same, ma, mb, va, vb, s, &out->spearman, &out->kendall);
+    /* Ordinal ranks among the common pairs: each method's own when they
      * rank the same pairs, else counted again. */
     uint32_t *ca = s->order, *cb = s->tmp;
-    if (k == ka && k == kb) {
-        for (uint32_t t = 0; t < k; t++) ca[t] = ra[s->affected[t]], cb[t] = rb[s->affected[t]];
-    } else {
-        for (uint32_t t = 0; t < k; t++) {
-            uint32_t na = 1, nb = 1;
+    for (uint32_t t = 0; t < k; t++) {
+        uint32_t na = oa[s->affected[t]], nb = ob[s->affected[t]];
+        if (!same) {
+            na = nb = 1;
             for (uint32_t u = 0; u < k; u++) {
-                na += ra[s->affected[u]] < ra[s->affected[t]];
-                nb += rb[s->affected[u]] < rb[s->affected[t]];
+                na += oa[s->affected[u]] < oa[s->affected[t]];
+                nb += ob[s->affected[u]] < ob[s->affected[t]];
             }
-            ca[t] = na, cb[t] = nb;
         }
+        ca[t] = na, cb[t] = nb;
     }
     uint32_t top3 = 0, topk = 0, kk = (uint32_t)c->opt.top_k;
     out->winner = 0;
@@ -327,23 +340,25 @@ static void group_stats(const datum_compare *c, size_t n, const double *value,
                         const double *truth, scratch *s, pair_stat *ps, truth_stat *ts)
 {
     size_t m = c->n;
-    uint32_t ranked[MAXM];
-    double *mid = s->mid;
+    uint32_t ranked[MAXM + 1];
     for (size_t i = 0; i < m; i++)
-        ranked[i] = rank_method(n, value + i * n, s->ordinal + i * s->cap, mid + i * s->cap, s);
+        ranked[i] = rank_method(n, value + i * n, s->ordinal + i * s->cap, s->mid2 + i * s->cap, s);
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++)
             compare_two(c, n, value + a * n, value + b * n, s->ordinal + a * s->cap,
-                        s->ordinal + b * s->cap, mid + a * s->cap, mid + b * s->cap, ranked[a],
-                        ranked[b], s, &ps[pair_index(m, a, b)]);
+                        s->ordinal + b * s->cap, s->mid2 + a * s->cap, s->mid2 + b * s->cap,
+                        ranked[a], ranked[b], s, &ps[pair_index(m, a, b)]);
     if (!truth || !ts) return;
+    uint32_t *tord = s->ordinal + m * s->cap;
+    int32_t *tmid = s->mid2 + m * s->cap;
+    ranked[m] = rank_method(n, truth, tord, tmid, s);
     for (size_t i = 0; i < m; i++) {
+        const uint32_t *oi = s->ordinal + i * s->cap;
         uint32_t k = 0;
         for (size_t j = 0; j < n; j++)
-            if (!isnan(value[i * n + j]) && !isnan(truth[j]))
-                s->x[k] = value[i * n + j], s->y[k++] = truth[j];
-        ts[i].spearman = datum_spearman(k, s->x, s->y, s->work);
-        ts[i].kendall = datum_kendall_tau_b(k, s->x, s->y, s->work);
+            if (oi[j] && tord[j]) s->affected[k++] = (uint32_t)j;
+        correlate(k, s->affected, k == ranked[i] && k == ranked[m], s->mid2 + i * s->cap, tmid,
+                  value + i * n, truth, s, &ts[i].spearman, &ts[i].kendall);
     }
 }
 
@@ -363,7 +378,7 @@ static void scratch_free(scratch *s)
     datum_free(s->slot);
     datum_free(s->pairs); datum_free(s->idx); datum_free(s->tmp); datum_free(s->order);
     datum_free(s->affected); datum_free(s->sum); datum_free(s->top); datum_free(s->value);
-    datum_free(s->newvalue); datum_free(s->mid); datum_free(s->x); datum_free(s->y);
+    datum_free(s->newvalue); datum_free(s->mid2); datum_free(s->rslot); datum_free(s->x); datum_free(s->y);
     datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->work);
     memset(s, 0, sizeof *s);
 }
@@ -393,14 +408,15 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->boards = datum_malloc(ctx, cap * m, sizeof *s->boards);
     s->value = datum_malloc(ctx, cap * m, sizeof *s->value);
     s->newvalue = datum_malloc(ctx, cap, sizeof *s->newvalue);
-    s->mid = datum_malloc(ctx, cap * m, sizeof *s->mid);
-    s->ordinal = datum_malloc(ctx, cap * m, sizeof *s->ordinal);
+    s->mid2 = datum_malloc(ctx, cap * (m + 1), sizeof *s->mid2);
+    s->ordinal = datum_malloc(ctx, cap * (m + 1), sizeof *s->ordinal);
+    s->rslot = datum_malloc(ctx, cap, sizeof *s->rslot);
     s->x = datum_malloc(ctx, cap, sizeof *s->x);
     s->y = datum_malloc(ctx, cap, sizeof *s->y);
     s->truth = datum_malloc(ctx, cap, sizeof *s->truth);
     s->work = datum_malloc(ctx, datum_rank_work_size(cap), 1);
     if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->sum || !s->top ||
-        !s->boards || !s->value || !s->newvalue || !s->mid || !s->ordinal || !s->x || !s->y ||
+        !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal || !s->x || !s->y ||
         !s->truth || !s->work)
         return DATUM_E_NOMEM;
     return DATUM_OK;
@@ -516,6 +532,23 @@ static void perturb_one(const chunk_job *j, size_t i, size_t q, size_t n, scratc
     out->gain_more += (uint64_t)gain_more;
 }
 
+/* Sum and count of |a[r] - b[r]| over the r where both are numbers, in four
+ * fixed lanes (so that the additions overlap; the order, hence the sum, is
+ * the same on every run). */
+static void abs_diff(uint64_t n, const double *a, const double *b, double *sum, uint64_t *count)
+{
+    double lane[4] = {0, 0, 0, 0};
+    uint64_t used[4] = {0, 0, 0, 0};
+    for (uint64_t r = 0; r < n; r++) {
+        double v = fabs(a[r] - b[r]);
+        int ok = v == v;
+        lane[r & 3] += ok ? v : 0.0;
+        used[r & 3] += (uint64_t)ok;
+    }
+    *sum += (lane[0] + lane[1]) + (lane[2] + lane[3]);
+    *count += used[0] + used[1] + used[2] + used[3];
+}
+
 /* Event e of the chunk: its pairs' totals per method, its statistics (by
  * event), the figures per result and its perturbations. */
 static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
@@ -538,6 +571,10 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         s->pairs[u] = v;
     }
     for (size_t t = 0; t < n; t++) s->slot[s->pairs[t]] = (int32_t)t;
+    for (uint64_t r = r0; r < r1; r++) {
+        s->rslot[2 * (r - r0)] = (uint32_t)s->slot[k->ns_pair[r]];
+        s->rslot[2 * (r - r0) + 1] = (uint32_t)s->slot[k->ew_pair[r]];
+    }
     memset(s->sum, 0, n * m * sizeof *s->sum);
     memset(s->top, 0, n * m * sizeof *s->top);
     memset(s->boards, 0, n * m * sizeof *s->boards);
@@ -545,17 +582,19 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         if (c->pass_id[i] < 0) continue;
         const rows_of *o = &j->rows[i];
         int mp = c->method[i].kind == DATUM_COMPARE_MATCHPOINTS;
+        double fig = 0;
+        uint64_t figs = 0;
         for (size_t f = f0; f < f1; f++)
             for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
-                size_t a = (size_t)s->slot[k->ns_pair[r]] * m + i, b = (size_t)s->slot[k->ew_pair[r]] * m + i;
+                size_t a = (size_t)s->rslot[2 * (r - r0)] * m + i, b = (size_t)s->rslot[2 * (r - r0) + 1] * m + i;
                 double ns = o->ns[r], ew = o->ew ? o->ew[r] : 0.0 - ns;
                 add_row(mp, ns, ew, mp ? o->top[f] : 0, &s->sum[a], &s->sum[b], &s->boards[a],
                         &s->boards[b], &s->top[a], &s->top[b], 1.0);
-                if (!isnan(ns)) {
-                    double v = mp ? (o->top[f] > 0 ? 100.0 * ns / o->top[f] : NAN) : ns;
-                    if (!isnan(v)) out->fig_sum[i] += fabs(v), out->fig_n[i]++;
-                }
+                double v = !mp ? ns : o->top[f] > 0 ? 100.0 * ns / o->top[f] : NAN;
+                if (v == v) fig += fabs(v), figs++;
             }
+        out->fig_sum[i] = fig;
+        out->fig_n[i] = figs;
     }
     /* Mean absolute difference per result, methods of the same unit. */
     for (size_t a = 0; a < m; a++)
@@ -567,13 +606,18 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
             int mp = c->method[a].kind == DATUM_COMPARE_MATCHPOINTS;
             double d = 0;
             uint64_t cnt = 0;
-            for (size_t f = f0; f < f1; f++)
-                for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
-                    double x = oa->ns[r], y = ob->ns[r];
-                    if (mp) x = 100.0 * x / oa->top[f], y = 100.0 * y / ob->top[f];
-                    double v = fabs(x - y);
-                    if (v == v) d += v, cnt++;
-                }
+            if (mp) {
+                for (size_t f = f0; f < f1; f++)
+                    for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
+                        /* both matchpoints: the percentages of the tops */
+                        double x = oa->top[f] > 0 ? 100.0 * oa->ns[r] / oa->top[f] : NAN,
+                               y = ob->top[f] > 0 ? 100.0 * ob->ns[r] / ob->top[f] : NAN;
+                        double v = fabs(x - y);
+                        if (v == v) d += v, cnt++;
+                    }
+            } else {
+                abs_diff(r1 - r0, oa->ns + r0, ob->ns + r0, &d, &cnt);
+            }
             size_t pi = pair_index(m, a, b);
             out->diff_sum[pi] += d;
             out->diff_n[pi] += cnt;
@@ -594,7 +638,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         group_stats(c, n, s->value, truth, s, out->pairs, out->truth);
     } else {
         for (size_t i = 0; i < m; i++)
-            rank_method(n, s->value + i * n, s->ordinal + i * s->cap, s->mid + i * s->cap, s);
+            rank_method(n, s->value + i * n, s->ordinal + i * s->cap, s->mid2 + i * s->cap, s);
     }
     /* The perturbations of the event's sampled fields. */
     for (size_t f = f0; f < f1; f++) {

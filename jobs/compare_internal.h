@@ -15,6 +15,10 @@ double compare_pearson(size_t n, const double *x, const double *y);
 /* Kendall's tau-b by counting every pair, O(n^2). */
 double compare_tau_b(size_t n, const double *x, const double *y);
 
+/* The same from ranks (integers: twice the mid-ranks), O(n^2) without a
+ * branch. */
+double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y);
+
 /* The report (compare_report.c) of a run summarised in *s. */
 int compare_report_write(datum_ctx *ctx, const datum_compare_summary *s, const char *dir,
                          const char *command_line, const char *machine);

@@ -84,23 +84,38 @@ static void put_num(text *t, double v, int decimals)
 /* ------------------------------------------------------------------------ */
 /* Figures                                                                  */
 
-/* White (0) to blue (1), and to red for negative correlations. */
-static void heat_colour(double v, char out[16])
+/* From white at lo to dark blue at 1 (lo < 1), grey for NaN: the matrix's
+ * own range, so that 0.97 and 0.99 do not look alike. */
+static void heat_colour(double v, double lo, char out[16])
 {
     if (isnan(v)) {
         snprintf(out, 16, "#dddddd");
         return;
     }
-    double a = fabs(v) > 1 ? 1 : fabs(v);
-    int r = v >= 0 ? (int)(255 - 205 * a) : 255, g = (int)(255 - 180 * a),
-        b = v >= 0 ? 255 : (int)(255 - 205 * a);
-    snprintf(out, 16, "#%02x%02x%02x", r, g, b);
+    double a = (v - lo) / (1.0 - lo);
+    a = a < 0 ? 0 : a > 1 ? 1 : a;
+    snprintf(out, 16, "#%02x%02x%02x", (int)(245 - 215 * a), (int)(245 - 165 * a),
+             (int)(255 - 75 * a));
+}
+
+/* The statistic between methods a and b (1 when a == b). */
+static double pair_value(const datum_compare_summary *s, size_t a, size_t b, int kendall)
+{
+    if (a == b) return 1.0;
+    size_t m = s->n_methods, lo = a < b ? a : b, hi = a < b ? b : a;
+    const datum_compare_pair *p = &s->pairs[lo * m - lo * (lo + 1) / 2 + (hi - lo - 1)];
+    return kendall ? p->kendall : p->spearman;
 }
 
 /* The matrix of a statistic between every two methods (1 on the diagonal). */
 static void heat_map(text *t, const datum_compare_summary *s, int kendall, const char *title)
 {
     size_t m = s->n_methods;
+    double lo = 1;
+    for (size_t a = 0; a < m; a++)
+        for (size_t b = 0; b < m; b++)
+            if (pair_value(s, a, b, kendall) < lo) lo = pair_value(s, a, b, kendall);
+    lo = lo >= 1 ? 0 : lo - 0.1 * (1 - lo);
     int cell = 64, left = 180, top = 150, w = left + cell * (int)m + 20, h = top + cell * (int)m + 20;
     put(t, "<figure><svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' role='img' "
            "aria-label='%s'>", w, h, title);
@@ -115,25 +130,21 @@ static void heat_map(text *t, const datum_compare_summary *s, int kendall, const
     }
     for (size_t a = 0; a < m; a++)
         for (size_t b = 0; b < m; b++) {
-            double v = 1.0;
-            if (a != b) {
-                size_t lo = a < b ? a : b, hi = a < b ? b : a;
-                const datum_compare_pair *p = &s->pairs[lo * m - lo * (lo + 1) / 2 + (hi - lo - 1)];
-                v = kendall ? p->kendall : p->spearman;
-            }
+            double v = pair_value(s, a, b, kendall);
             char colour[16];
-            heat_colour(v, colour);
+            heat_colour(v, lo, colour);
             int x = left + cell * (int)b, y = top + cell * (int)a;
             put(t, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s' stroke='#fff'/>", x, y, cell,
                 cell, colour);
             if (isnan(v)) put(t, "<text x='%d' y='%d' text-anchor='middle' class=val>&ndash;</text>",
                               x + cell / 2, y + cell / 2 + 4);
             else put(t, "<text x='%d' y='%d' text-anchor='middle' class=val%s>%.3f</text>",
-                     x + cell / 2, y + cell / 2 + 4, fabs(v) > 0.6 ? " fill='#fff'" : "", v);
+                     x + cell / 2, y + cell / 2 + 4,
+                     (v - lo) / (1 - lo) > 0.55 ? " style='fill:#fff'" : "", v);
         }
     put(t, "</svg><figcaption>");
     put_text(t, title);
-    put(t, "</figcaption></figure>\n");
+    put(t, "; colours from white at %.3f to dark blue at 1</figcaption></figure>\n", lo);
 }
 
 /* Horizontal bars: n labels, values v (NaN: no bar), of at most vmax. */
@@ -233,10 +244,7 @@ static void scheveningen(text *t, const datum_compare_summary *s)
            "+400, table 2) one IMP more than the pair it was for. The bars show each pair's change "
            "of IMPs on the board, per method: the rectified pair is EW 3.</p>\n");
     int32_t scores[8], work[8];
-    int col = 30, left = 60, chart_h = 160, mid = 90;
-    int w = left + col * 16 * (int)n + 40;
-    put(t, "<figure><svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' role='img' "
-           "aria-label='Scheveningen'>", w < 600 ? 600 : w, chart_h + 80);
+    int col = 30, left = 10, height = 250, mid = 125;
     for (size_t i = 0; i < n; i++) {
         double before[2][8], after[2][8];
         for (int phase = 0; phase < 2; phase++) {
@@ -247,30 +255,32 @@ static void scheveningen(text *t, const datum_compare_summary *s)
             datum_field_butler(&use[i]->scale, &use[i]->award, scores, NULL, 8, d,
                                phase ? after[0] : before[0], phase ? after[1] : before[1]);
         }
-        int x0 = left + (int)i * col * 16;
-        put(t, "<text x='%d' y='16' class=lab>", x0);
+        put(t, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' role='img' "
+               "aria-label='Scheveningen'><text x='%d' y='16' class=lab>",
+            left + col * 8 + 30, height, left);
         put_text(t, label[i]);
-        put(t, "</text><line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#888'/>", x0, mid + 20,
-            x0 + col * 16 - 10, mid + 20);
+        put(t, "</text><line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#888'/>", left, mid,
+            left + col * 8 + 20, mid);
         for (int side = 0; side < 2; side++)
             for (int r = 0; r < 8; r++) {
                 double dv = after[side][r] - before[side][r];
-                double hgt = dv * 30; /* 30 px an IMP */
-                int x = x0 + (side * 8 + r) * col / 2 + side * 10;
+                double hgt = dv * 40; /* 40 px an IMP */
+                int x = left + (side * 8 + r) * col / 2 + side * 10;
                 int hot = (side == 1 && r == SEED_ROW) || (side == 0 && r == 1);
                 put(t, "<rect x='%d' y='%.1f' width='%d' height='%.1f' fill='%s'/>", x,
-                    dv >= 0 ? mid + 20 - hgt : mid + 20.0, col / 2 - 3, fabs(hgt),
+                    dv >= 0 ? mid - hgt : (double)mid, col / 2 - 3, fabs(hgt),
                     hot ? "#d73027" : "#3b6fb6");
                 put(t, "<text x='%d' y='%d' class=tiny transform='rotate(-90 %d %d)'>%s%d</text>",
-                    x + 10, chart_h + 10, x + 10, chart_h + 10, side ? "EW" : "NS", r + 1);
-                if (dv != 0)
-                    put(t, "<text x='%d' y='%.1f' class=tiny>%+.2f</text>", x - 2,
-                        dv >= 0 ? mid + 14 - hgt : mid + 32 + fabs(hgt), dv);
+                    x + 10, height - 4, x + 10, height - 4, side ? "EW" : "NS", r + 1);
+                if (fabs(dv) >= 0.25) /* smaller changes would overprint their neighbours */
+                    put(t, "<text x='%d' y='%.1f' class=tiny>%+.2f</text>", x - 4,
+                        dv >= 0 ? mid - hgt - 4 : mid + fabs(hgt) + 11, dv);
             }
+        put(t, "</svg>\n");
     }
-    put(t, "</svg><figcaption>Change of each pair's IMPs on the seed's board after the "
-           "rectification (red: the rectified pair EW 3 and Leufkens-Westra NS 2)</figcaption>"
-           "</figure>\n");
+    put(t, "<p class=caption>Change of each pair's IMPs on the seed's board after the "
+           "rectification, one panel per method (red: the rectified pair EW 3 and Leufkens-Westra "
+           "NS 2)</p>\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -387,7 +397,7 @@ static const char kStyle[] =
     "table{border-collapse:collapse;margin:.8em 0;font-size:.88em}"
     "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}"
     "th{background:#eef2f8}td.name,th.name{text-align:left}td.na{color:#999;text-align:center}"
-    "figure{margin:1em 0}figcaption{font-size:.85em;color:#555}"
+    "figure{margin:1em 0}figcaption,.caption{font-size:.85em;color:#555}"
     ".lab{font-size:12px;fill:#222}.val{font-size:11px;fill:#111}.tiny{font-size:9px;fill:#333}"
     "code{background:#f4f4f4;padding:.1em .3em;word-break:break-all}"
     "nav a{margin-right:1em}";

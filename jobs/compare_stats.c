@@ -11,7 +11,7 @@ size_t datum_rank_work_size(size_t n) { return 40 * n + 64; }
 /* Stable merge sort of idx[0..n) by key[idx] ascending (tmp: n entries). */
 void compare_sort_by(size_t n, const double *key, uint32_t *idx, uint32_t *tmp)
 {
-    if (n <= 16) { /* the common size of an event's field of pairs: insertion */
+    if (n <= 32) { /* the common size of an event's pairs: insertion */
         for (size_t i = 1; i < n; i++) {
             uint32_t v = idx[i];
             size_t j = i;
@@ -71,6 +71,24 @@ double compare_tau_b(size_t n, const double *x, const double *y)
             tx += sx == 0;
             ty += sy == 0;
         }
+    int64_t n0 = (int64_t)n * (int64_t)(n - 1) / 2;
+    double den = sqrt((double)(n0 - tx) * (double)(n0 - ty));
+    return n >= 2 && den > 0 ? (double)s / den : NAN;
+}
+
+double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y)
+{
+    int64_t s = 0, tx = 0, ty = 0;
+    for (size_t i = 1; i < n; i++) {
+        int32_t xi = x[i], yi = y[i], ss = 0, sx0 = 0, sy0 = 0;
+        for (size_t j = 0; j < i; j++) { /* integer lanes: the compiler vectorises it */
+            int32_t sx = (xi > x[j]) - (xi < x[j]), sy = (yi > y[j]) - (yi < y[j]);
+            ss += sx * sy;
+            sx0 += sx == 0;
+            sy0 += sy == 0;
+        }
+        s += ss, tx += sx0, ty += sy0;
+    }
     int64_t n0 = (int64_t)n * (int64_t)(n - 1) / 2;
     double den = sqrt((double)(n0 - tx) * (double)(n0 - ty));
     return n >= 2 && den > 0 ? (double)s / den : NAN;
