@@ -71,6 +71,35 @@ static void test_parse_errors(void **state)
     assert_int_equal(datum_declarer_parse("w", 1), DATUM_WEST);
 }
 
+/* One more trick for declarer (datum compare's continuity), from the
+ * Laws' table: the score read as made by the side it favours when it can
+ * be, undoubled, the lowest level, clubs first. */
+static void test_one_more_trick(void **state)
+{
+    (void)state;
+    int32_t s = 12345;
+    assert_int_equal(datum_bridge_one_more_trick(420, 0, &s), DATUM_OK);
+    assert_int_equal(s, 450); /* 4H= -> 4H+1 not vulnerable */
+    assert_int_equal(datum_bridge_one_more_trick(-420, 0, &s), DATUM_OK);
+    assert_int_equal(s, -450); /* East-West's game, the same */
+    assert_int_equal(datum_bridge_one_more_trick(620, 1, &s), DATUM_OK);
+    assert_int_equal(s, 650); /* vulnerable */
+    assert_int_equal(datum_bridge_one_more_trick(110, 0, &s), DATUM_OK);
+    assert_int_equal(s, 130); /* 2C+1 (the lowest level) -> 2C+2 */
+    assert_int_equal(datum_bridge_one_more_trick(-50, 0, &s), DATUM_OK);
+    assert_int_equal(s, 70); /* no one makes 50: 1C by NS one down -> 1C= */
+    assert_int_equal(datum_bridge_one_more_trick(100, 0, &s), DATUM_OK);
+    assert_int_equal(s, 50); /* 1C by EW two down -> one down */
+    s = 12345;
+    assert_int_equal(datum_bridge_one_more_trick(0, 0, &s), DATUM_W_EMPTY); /* passed out */
+    assert_int_equal(datum_bridge_one_more_trick(30, 0, &s), DATUM_W_EMPTY); /* no contract */
+    assert_int_equal(s, 12345);
+    /* 1520 not vulnerable: 7NT= has no trick more; the next reading is 1HXX+5
+     * (120 + 300 + 100 + 5 x 200), and +6 is 1720. */
+    assert_int_equal(datum_bridge_one_more_trick(1520, 0, &s), DATUM_OK);
+    assert_int_equal(s, 1720);
+}
+
 static void test_legal(void **state)
 {
     (void)state;
@@ -120,6 +149,7 @@ int main(void)
         cmocka_unit_test(test_known_scores),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_legal),
+        cmocka_unit_test(test_one_more_trick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
