@@ -62,6 +62,13 @@ def decode_png(data):
     return width, height, bpp, rows
 
 
+def chromium_command(chromium, tmp, *args):
+    """Headless Chromium with a profile in tmp and nothing that reaches the network."""
+    return [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", f"--user-data-dir={os.path.join(tmp, 'profile')}", *args]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--datum", required=True)
@@ -83,10 +90,8 @@ def main():
                        stdout=subprocess.DEVNULL)
         subprocess.run([a.datum, "tarot", archive, "--sheets", sheets], check=True)
         page = os.path.join(sheets, "attaque-AUBRY_Camille.html")
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-               "--no-first-run", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", f"--user-data-dir={os.path.join(tmp, 'profile')}",
-               f"--screenshot={png}", f"--window-size={SIZE[0]},{SIZE[1]}", "file://" + page]
+        cmd = chromium_command(chromium, tmp, f"--screenshot={png}",
+                               f"--window-size={SIZE[0]},{SIZE[1]}", "file://" + page)
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=180,
                            stdin=subprocess.DEVNULL)
         if p.returncode != 0 or not os.path.exists(png):
