@@ -119,6 +119,8 @@ static void print_summary(const datum_compare_summary *s)
             printf("%-24s %9.4f %9.4f\n", s->methods[i].name, s->truth[i].spearman,
                    s->truth[i].kendall);
     }
+    printf("\nseconds: pass %.2f, rankings and statistics %.2f, ratings %.2f\n", s->seconds_pass,
+           s->seconds_stats, s->seconds_rate);
     static const char *const kind[] = {"+10", "trick", "adjusted"};
     printf("\ncontinuity (%llu fields perturbed): other pairs' event totals, and ranks\n",
            (unsigned long long)s->sampled_fields);

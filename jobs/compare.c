@@ -248,20 +248,37 @@ static int solve_ratings(datum_compare *c)
 static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, int32_t *mid2,
                             scratch *s)
 {
+    /* (-figure, pair) of the ranked pairs, sorted: by insertion (an event's
+     * pairs are few and the entries are compared in place), else merged. */
+    typedef struct {
+        double key;
+        uint32_t j;
+    } entry;
+    entry *e = s->work; /* datum_rank_work_size(cap) holds cap entries */
     uint32_t k = 0;
     for (size_t j = 0; j < n; j++) {
         ordinal[j] = 0;
         mid2[j] = 0;
-        if (!isnan(value[j])) s->idx[k] = (uint32_t)j, s->x[k++] = -value[j];
+        if (!isnan(value[j])) e[k++] = (entry){-value[j], (uint32_t)j};
     }
-    for (uint32_t p = 0; p < k; p++) s->order[p] = p;
-    compare_sort_by(k, s->x, s->order, s->tmp);
+    if (k <= 64) {
+        for (uint32_t i = 1; i < k; i++) {
+            entry x = e[i];
+            uint32_t u = i;
+            while (u > 0 && e[u - 1].key > x.key) e[u] = e[u - 1], u--;
+            e[u] = x;
+        }
+    } else {
+        for (uint32_t p = 0; p < k; p++) s->x[p] = e[p].key, s->order[p] = p;
+        compare_sort_by(k, s->x, s->order, s->tmp);
+        for (uint32_t p = 0; p < k; p++) s->idx[p] = e[s->order[p]].j;
+        for (uint32_t p = 0; p < k; p++) e[p] = (entry){s->x[s->order[p]], s->idx[p]};
+    }
     for (uint32_t p = 0, q; p < k; p = q) {
-        for (q = p + 1; q < k && s->x[s->order[q]] == s->x[s->order[p]]; q++) continue;
+        for (q = p + 1; q < k && e[q].key == e[p].key; q++) continue;
         for (uint32_t t = p; t < q; t++) {
-            uint32_t j = s->idx[s->order[t]];
-            ordinal[j] = t + 1;
-            mid2[j] = (int32_t)(p + 1 + q);
+            ordinal[e[t].j] = t + 1; /* ties in pair order: the sorts are stable */
+            mid2[e[t].j] = (int32_t)(p + 1 + q);
         }
     }
     return k;
@@ -1071,6 +1088,7 @@ int datum_compare_run(datum_compare *c)
     int rc = prepare(c);
     if (rc >= 0 && c->rate >= 0) rc = solve_ratings(c);
     if (rc >= 0) rc = datum_pass_set_whole_events(c->pass, 1);
+    if (rc >= 0) rc = datum_pass_set_pair_totals(c->pass, 0); /* compare totals per group */
     if (rc >= 0)
         rc = datum_pass_set_chunk_callback(c->pass, DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR |
                                                         DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED,

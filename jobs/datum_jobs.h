@@ -314,6 +314,13 @@ int datum_pass_across_counts(const datum_pass *p, uint64_t *fields_read, uint64_
  * DATUM_OK, or DATUM_E_ARG (after datum_pass_run). */
 int datum_pass_set_whole_events(datum_pass *p, int on);
 
+/* Per-pair totals (on, the default) or none (on == 0: the kernels and the
+ * chunk callback only, for a caller that totals by itself, datum compare):
+ * datum_pass_totals and datum_pass_ranking then fail with DATUM_E_ARG.
+ * Returns DATUM_OK, or DATUM_E_ARG (after datum_pass_run; off while a method
+ * writes a pairs CSV or an HDF5 output). */
+int datum_pass_set_pair_totals(datum_pass *p, int on);
+
 /* Scores fields that are not the archive's (perturbed copies of a chunk's
  * fields, datum compare's continuity) with method id exactly as the pass
  * scores its chunks: per row ns[] and ew[] as datum_pass_chunk_rows gives

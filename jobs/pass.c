@@ -63,6 +63,7 @@ struct datum_pass {
     unsigned columns;
     enum { READY, DONE, FAILED } state;
     int whole_events; /* datum_pass_set_whole_events */
+    int no_totals;    /* datum_pass_set_pair_totals(p, 0) */
     /* Across sections: the merger, the merged chunk the kernels see, and
      * per field of the chunk its merged field's first (/fields/across_field)
      * and its sections (field_sections, into label). */
@@ -123,6 +124,18 @@ int datum_pass_set_whole_events(datum_pass *p, int on)
     if (p->state != READY)
         return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_whole_events: the pass has run");
     p->whole_events = on != 0;
+    return DATUM_OK;
+}
+
+int datum_pass_set_pair_totals(datum_pass *p, int on)
+{
+    for (size_t i = 0; !on && i < p->n; i++)
+        if (p->m[i].out.pairs_csv || p->m[i].out.h5)
+            return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_pair_totals: a method "
+                                                       "writes pair totals");
+    if (p->state != READY)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_pair_totals: the pass has run");
+    p->no_totals = on == 0;
     return DATUM_OK;
 }
 
@@ -588,7 +601,7 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
         if (rc < 0) return rc;
         unmerge(p, x);
     }
-    switch (x->kind) {
+    switch (p->no_totals && x->kind != KIND_TEAMS ? KIND_TEAMS + 1 : (int)x->kind) {
     case KIND_BUTLER:
         datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
         break;
@@ -607,6 +620,7 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
                 x->ns_boards[c->ns_pair[r]]++;
             }
         break;
+    case KIND_TEAMS + 1: break; /* no pair totals asked for */
     case KIND_TEAMS: {
         size_t bad;
         rc = datum_match_fields(ctx, &x->m.scale, &in, c->match, c->ns_team, c->ew_team, x->a,
@@ -801,7 +815,7 @@ int datum_pass_totals(const datum_pass *p, int id, datum_pair_totals *out)
 {
     memset(out, 0, sizeof *out);
     const method *x = method_of(p, id, 1);
-    if (!x || x->kind == KIND_TEAMS)
+    if (!x || x->kind == KIND_TEAMS || p->no_totals)
         return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG,
                               "datum_pass_totals: method %d has no pair totals", id);
     *out = (datum_pair_totals){p->info.n_pairs, x->boards, x->imps, x->per_board, x->raw,
