@@ -601,7 +601,7 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
         if (rc < 0) return rc;
         unmerge(p, x);
     }
-    switch (p->no_totals && x->kind != KIND_TEAMS ? KIND_TEAMS + 1 : (int)x->kind) {
+    switch (p->no_totals && x->kind != KIND_TEAMS ? -1 : (int)x->kind) {
     case KIND_BUTLER:
         datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
         break;
@@ -620,7 +620,7 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
                 x->ns_boards[c->ns_pair[r]]++;
             }
         break;
-    case KIND_TEAMS + 1: break; /* no pair totals asked for */
+    case -1: break; /* no pair totals asked for */
     case KIND_TEAMS: {
         size_t bad;
         rc = datum_match_fields(ctx, &x->m.scale, &in, c->match, c->ns_team, c->ew_team, x->a,
