@@ -1145,7 +1145,7 @@ void datum_compare_free(datum_compare **cp)
     datum_pass_free(&c->pass);
     datum_archive_close(&c->archive);
     datum_csv_abort(&c->groups_csv);
-    for (int t = 0; t < c->n_scr; t++) scratch_free(&c->scr[t]);
+    for (int t = 0; c->scr && t < c->n_scr; t++) scratch_free(&c->scr[t]);
     datum_free(c->scr);
     for (size_t i = 0; i < MAXM; i++) datum_free(c->p_ns[i]), datum_free(c->p_ew[i]), datum_free(c->p_top[i]);
     void *arrays[] = {c->path, c->truth, c->rating, c->pair, c->truth_stat, c->cont, c->fig,

@@ -5,6 +5,7 @@
  * stored types, tarot penalty netting and the allocation-failure loop. */
 #define _XOPEN_SOURCE 700
 #include "alloc_loop.h"
+#include "datum_compare.h"
 #include "datum_jobs.h"
 #include "datum_tarot_io.h"
 #include "test_util.h"
@@ -679,6 +680,41 @@ static int teams_scenario(datum_ctx *ctx, void *user)
     return rc;
 }
 
+/* datum compare with a method of every kind, its groups CSV and report, by
+ * event (user NULL); or Butler and matchpoints by year. */
+static int compare_scenario(datum_ctx *ctx, void *user)
+{
+    datum_compare *c = NULL;
+    datum_compare_options opt = DATUM_COMPARE_OPTIONS_INIT;
+    opt.by = user ? DATUM_COMPARE_BY_YEAR : DATUM_COMPARE_BY_EVENT;
+    opt.sample = 1000; /* every field */
+    opt.chunk_rows = 50;
+    opt.groups_csv = in_dir("out/loop_groups.csv");
+    datum_compare_method m[5] = {{.kind = DATUM_COMPARE_BUTLER, .m = preset("nbb"), .name = "nbb"},
+                                 {.kind = DATUM_COMPARE_BUTLER, .m = preset("bastille"), .name = "b"},
+                                 {.kind = DATUM_COMPARE_CROSS, .m = preset("mean"), .name = "cross"},
+                                 {.kind = DATUM_COMPARE_MATCHPOINTS, .name = "mp"},
+                                 {.kind = DATUM_COMPARE_RATE, .m = preset("mean"), .name = "rate"}};
+    m[1].m.scale.kind = DATUM_SCALE_LINEAR;
+    m[3].mp = (datum_mp_method)DATUM_MP_METHOD_INIT;
+    int rc = datum_compare_create(ctx, in_dir("club.h5"), &opt, &c);
+    for (int i = 0; rc >= 0 && i < 5; i++)
+        if (!user || i == 0 || i == 3) rc = datum_compare_add(c, &m[i]);
+    if (rc >= 0) rc = datum_compare_run(c);
+    if (rc >= 0) rc = datum_compare_write_report(c, in_dir("out/report"), "datum compare", "a CPU");
+    datum_compare_free(&c);
+    static const char *const files[] = {"pairs.csv", "rank_changes.csv", "methods.csv",
+                                        "continuity.csv", "index.html"};
+    char path[512];
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", in_dir("out/report"), files[i]);
+        unlink(path);
+    }
+    rmdir(in_dir("out/report"));
+    unlink(opt.groups_csv);
+    return rc;
+}
+
 static void test_alloc_failures(void **state)
 {
     char out[128];
@@ -686,6 +722,8 @@ static void test_alloc_failures(void **state)
     alloc_loop_run(pass_scenario, NULL, 1, out);
     alloc_loop_run(pass_scenario, NULL, 2, out);
     alloc_loop_run(teams_scenario, NULL, 1, out);
+    alloc_loop_run(compare_scenario, NULL, 2, out);
+    alloc_loop_run(compare_scenario, "year", 1, out);
 }
 
 int main(void)
