@@ -326,18 +326,18 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
     int same = k == ka && k == kb;
     correlate(k, s->affected, same, ma, mb, va, vb, s, &out->spearman, &out->kendall);
     /* Ordinal ranks among the common pairs: each method's own when they
-     * rank the same pairs, else counted again. */
-    uint32_t *ca = s->order, *cb = s->tmp;
-    for (uint32_t t = 0; t < k; t++) {
-        uint32_t na = oa[s->affected[t]], nb = ob[s->affected[t]];
-        if (!same) {
-            na = nb = 1;
-            for (uint32_t u = 0; u < k; u++) {
-                na += oa[s->affected[u]] < oa[s->affected[t]];
-                nb += ob[s->affected[u]] < ob[s->affected[t]];
-            }
+     * rank the same pairs, else their order among the common ones. */
+    uint32_t *ca = (uint32_t *)s->y, *cb = ca + s->cap; /* y: cap doubles, free now */
+    for (int side = 0; side < 2; side++) {
+        const uint32_t *o = side ? ob : oa;
+        uint32_t *cr = side ? cb : ca;
+        if (same) {
+            for (uint32_t t = 0; t < k; t++) cr[t] = o[s->affected[t]];
+            continue;
         }
-        ca[t] = na, cb[t] = nb;
+        for (uint32_t t = 0; t < k; t++) s->x[t] = (double)o[s->affected[t]], s->idx[t] = t;
+        compare_sort_by(k, s->x, s->idx, s->tmp);
+        for (uint32_t p = 0; p < k; p++) cr[s->idx[p]] = p + 1;
     }
     uint32_t top3 = 0, topk = 0, kk = (uint32_t)c->opt.top_k;
     out->winner = 0;
@@ -549,21 +549,30 @@ static void perturb_one(const chunk_job *j, size_t i, size_t q, size_t n, scratc
     out->gain_more += (uint64_t)gain_more;
 }
 
-/* Sum and count of |a[r] - b[r]| over the r where both are numbers, in four
- * fixed lanes (so that the additions overlap; the order, hence the sum, is
- * the same on every run). */
+/* Sum and count of |a[r] - b[r]| (b NULL: |a[r]|) over the r where both
+ * are numbers, in four fixed lanes (so that the additions overlap; the
+ * order, hence the sum, is the same on every run). */
 static void abs_diff(uint64_t n, const double *a, const double *b, double *sum, uint64_t *count)
 {
-    double lane[4] = {0, 0, 0, 0};
-    uint64_t used[4] = {0, 0, 0, 0};
-    for (uint64_t r = 0; r < n; r++) {
-        double v = fabs(a[r] - b[r]);
-        int ok = v == v;
-        lane[r & 3] += ok ? v : 0.0;
-        used[r & 3] += (uint64_t)ok;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, r = 0;
+#define ABS_AT(i) fabs(b ? a[i] - b[i] : a[i])
+#define LANE(acc, used, v) acc += (v) == (v) ? (v) : 0.0, used += (v) == (v)
+    for (; r + 4 <= n; r += 4) { /* four registers, not an array: they stay out of memory */
+        double v0 = ABS_AT(r), v1 = ABS_AT(r + 1), v2 = ABS_AT(r + 2), v3 = ABS_AT(r + 3);
+        LANE(s0, c0, v0);
+        LANE(s1, c1, v1);
+        LANE(s2, c2, v2);
+        LANE(s3, c3, v3);
     }
-    *sum += (lane[0] + lane[1]) + (lane[2] + lane[3]);
-    *count += used[0] + used[1] + used[2] + used[3];
+    for (; r < n; r++) {
+        double v = ABS_AT(r);
+        LANE(s0, c0, v);
+    }
+#undef LANE
+#undef ABS_AT
+    *sum += (s0 + s1) + (s2 + s3);
+    *count += c0 + c1 + c2 + c3;
 }
 
 /* Event e of the chunk: its pairs' totals per method, its statistics (by
@@ -598,18 +607,28 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
     for (size_t i = 0; i < m; i++) {
         if (c->pass_id[i] < 0) continue;
         const rows_of *o = &j->rows[i];
-        int mp = c->method[i].kind == DATUM_COMPARE_MATCHPOINTS;
         double fig = 0;
         uint64_t figs = 0;
-        for (size_t f = f0; f < f1; f++)
-            for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
-                size_t a = (size_t)s->rslot[2 * (r - r0)] * m + i, b = (size_t)s->rslot[2 * (r - r0) + 1] * m + i;
+        if (c->method[i].kind != DATUM_COMPARE_MATCHPOINTS) { /* IMPs: no tops */
+            for (uint64_t r = r0; r < r1; r++) {
+                size_t a = (size_t)s->rslot[2 * (r - r0)] * m + i;
+                size_t b = (size_t)s->rslot[2 * (r - r0) + 1] * m + i;
                 double ns = o->ns[r], ew = o->ew ? o->ew[r] : 0.0 - ns;
-                add_row(mp, ns, ew, mp ? o->top[f] : 0, &s->sum[a], &s->sum[b], &s->boards[a],
-                        &s->boards[b], &s->top[a], &s->top[b], 1.0);
-                double v = !mp ? ns : o->top[f] > 0 ? 100.0 * ns / o->top[f] : NAN;
-                if (v == v) fig += fabs(v), figs++;
+                if (ns == ns) s->sum[a] += ns, s->boards[a]++;
+                if (ew == ew) s->sum[b] += ew, s->boards[b]++;
             }
+            abs_diff(r1 - r0, o->ns + r0, NULL, &fig, &figs);
+        } else {
+            for (size_t f = f0; f < f1; f++)
+                for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
+                    size_t a = (size_t)s->rslot[2 * (r - r0)] * m + i;
+                    size_t b = (size_t)s->rslot[2 * (r - r0) + 1] * m + i;
+                    add_row(1, o->ns[r], o->ew[r], o->top[f], &s->sum[a], &s->sum[b],
+                            &s->boards[a], &s->boards[b], &s->top[a], &s->top[b], 1.0);
+                    double v = o->top[f] > 0 ? 100.0 * o->ns[r] / o->top[f] : NAN;
+                    if (v == v) fig += fabs(v), figs++;
+                }
+        }
         out->fig_sum[i] = fig;
         out->fig_n[i] = figs;
     }
