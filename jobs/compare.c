@@ -1092,8 +1092,6 @@ static void finish(datum_compare *c)
             t->mean_move = t->others ? c->move_sum[i * KINDS + kind] / (double)t->others : NAN;
         }
     }
-    /* The sample's fields were counted once per per-board method's event pass:
-     * every method sees the same fields, so per method it is the total. */
 }
 
 int datum_compare_run(datum_compare *c)
