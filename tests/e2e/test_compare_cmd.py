@@ -156,6 +156,31 @@ def test_statistics(prog, tmp):
     events = len(res["nbb:wbf"])
     check(seen == events * 6, f"groups.csv: {seen} method pairs, want {events * 6}")
     print(f"statistics: {seen} group rows and {len(rows) - seen} truth rows checked")
+    # --by all: one group, every pair's figure over the whole archive (the same code path as
+    # --by year, whose groups are years instead of the archive).
+    prog.ok("compare", h5, *sum((["--method", m] for m in methods), []), "--sample", "0",
+            "--top-k", "5", "--by", "all", "--groups", groups)
+    whole = {}
+    for name, args, cols in (
+            ("nbb:wbf", None, ("ns_imps", "ew_imps", None)), ("cross", None, ("ns_avg", None, None)),
+            ("mp", None, ("ns_mp", "ew_mp", "top"))):
+        path = os.path.join(tmp, name.replace(":", "_") + ".csv")
+        whole[name] = event_figures([{**r, "event": "all"} for r in read_csv(path)], *cols)["all"]
+    checked = 0
+    for r in read_csv(groups):
+        a, b = r["method_a"], r["method_b"]
+        if r["group"] != "all" or a not in whole or b not in whole:
+            continue
+        checked += 1
+        want = group_reference(whole[a], whole[b], 5)
+        got = {"common": int(r["common"]), "spearman": num(r["spearman"]),
+               "kendall": num(r["kendall_tau_b"]), "winner": num(r["winner_changed"]),
+               "podium": num(r["podium_changed"]), "topk": num(r["topk_overlap"])}
+        for key, w in want.items():
+            check(close(got[key], w) if key in ("spearman", "kendall", "topk") else got[key] == w,
+                  f"--by all {a}/{b} {key}: {got[key]}, want {w}")
+    check(checked == 3, f"--by all: {checked} pairs of methods checked, want 3")
+    print("statistics: --by all checked (Knight's tau-b: more than 64 pairs)")
 
 
 def test_self(prog, tmp):
