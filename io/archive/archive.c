@@ -360,6 +360,16 @@ static int merge_dict(datum_ctx *ctx, datum_archive *a, int k)
     }
 #undef BEFORE
 #undef HEAD
+    /* A part whose names keep their indices needs no translation. */
+    for (uint32_t p = 0; p < n && rc == DATUM_OK; p++) {
+        io_part *q = &a->parts[p];
+        uint32_t i = 0;
+        while (i < q->dict_len[k] && q->remap[k][i] == i) i++;
+        if (i == q->dict_len[k]) {
+            datum_free(q->remap[k]);
+            q->remap[k] = NULL;
+        }
+    }
     if (rc == DATUM_OK && len > INT32_MAX)
         rc = io_archive_damaged(ctx, a, "%s has more than 2^31-1 names", io_dict_cols[k].path);
     if (rc == DATUM_OK) rc = io_copy_strings(ctx, merged, len, &a->dict[k]);
