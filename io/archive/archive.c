@@ -412,11 +412,13 @@ static int find_events(datum_ctx *ctx, datum_archive *a, uint32_t p, uint64_t *r
                 break;
             }
             if (f > 0 && ev[i] == prev) continue;
+            const uint32_t *to = q->remap[IO_D_EVENTS]; /* NULL: the same indices */
+            uint32_t event = to ? to[ev[i]] : ev[i];
             if (f > 0) {
-                a->events[q->remap[IO_D_EVENTS][prev]].end = f;
-                row_end[q->remap[IO_D_EVENTS][prev]] = off[i];
+                a->events[to ? to[prev] : prev].end = f;
+                row_end[to ? to[prev] : prev] = off[i];
             }
-            io_event_span *s = &a->events[q->remap[IO_D_EVENTS][ev[i]]];
+            io_event_span *s = &a->events[event];
             if (s->end > 0) {
                 rc = io_archive_damaged(ctx, a, "event \"%s\" is in two parts, %s and %s",
                                         q->dict[IO_D_EVENTS][ev[i]], a->parts[s->part].path,
@@ -424,8 +426,8 @@ static int find_events(datum_ctx *ctx, datum_archive *a, uint32_t p, uint64_t *r
                 break;
             }
             *s = (io_event_span){p, f, q->info.n_fields}; /* end: until the next event */
-            row_first[q->remap[IO_D_EVENTS][ev[i]]] = off[i];
-            row_end[q->remap[IO_D_EVENTS][ev[i]]] = q->info.n_results; /* until the next */
+            row_first[event] = off[i];
+            row_end[event] = q->info.n_results; /* until the next */
             prev = ev[i];
         }
     }
