@@ -9,6 +9,7 @@
 
 static const char kHelp[] =
     "usage: datum import RESULTS.csv [MORE.csv ...] -o ARCHIVE.h5 [options]\n"
+    "       datum import --append NEW.csv [MORE.csv ...] -o ARCHIVE.h5 [options]\n"
     "\n"
     "Reads bridge results (one row per table result, formats in docs/cli.md) and\n"
     "writes a new archive. Every row is checked; the first bad row stops the\n"
@@ -16,6 +17,11 @@ static const char kHelp[] =
     "(a pair without an opponent, no result) is skipped, and counted on stderr.\n"
     "\n"
     "  -o ARCHIVE.h5       the archive to write (replaced only on success)\n"
+    "  --append            add the input's events to the existing ARCHIVE.h5\n"
+    "                      instead (any format but tarot): the new rows go into a\n"
+    "                      segment beside it (ARCHIVE.h5.d); an event already in\n"
+    "                      the archive is refused (FILE:LINE); a kill at any\n"
+    "                      moment leaves the archive as it was or fully appended\n"
     "  --no-compress       store the columns uncompressed (faster to read)\n"
     "  --deflate LEVEL     deflate level 1..9 (default 1)\n"
     "\n"
@@ -111,10 +117,32 @@ static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char 
     return status;
 }
 
+/* `--append`: the input's events added to the archive out. */
+static int import_append(const char *const *paths, size_t n, const char *out,
+                         datum_input_format format, int strict, const datum_write_options *wo)
+{
+    datum_ctx *ctx;
+    if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
+    datum_ctx_set_warning(ctx, print_warning, NULL);
+    datum_pbn_options po = DATUM_PBN_OPTIONS_INIT;
+    po.strict = strict;
+    datum_append_info info;
+    int rc = datum_archive_append(ctx, out, format, paths, n, &po, wo, &info);
+    int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
+    if (rc >= 0)
+        printf("appended %llu results in %llu board fields of %u new event%s to %s (%u "
+               "segment%s)\n",
+               (unsigned long long)info.n_results, (unsigned long long)info.n_fields,
+               info.n_events, info.n_events == 1 ? "" : "s", out, info.n_segments,
+               info.n_segments == 1 ? "" : "s");
+    datum_ctx_free(&ctx);
+    return status;
+}
+
 int cmd_import(int argc, char **argv)
 {
     const char *out = NULL, *format = "bridge";
-    int no_compress = 0, strict = 0;
+    int no_compress = 0, strict = 0, append = 0;
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     datum_tarot_inputs tarot = {NULL, NULL, NULL, NULL};
     const cli_option table[] = {
@@ -126,6 +154,7 @@ int cmd_import(int argc, char **argv)
         {"--defenses", 1, cli_set_string, &tarot.defenses},
         {"--penalties", 1, cli_set_string, &tarot.penalties},
         {"--strict", 0, cli_set_flag, &strict},
+        {"--append", 0, cli_set_flag, &append},
     };
     const char *positional[argc + 1];
     cli_parser p = {"import", positional, 0};
@@ -142,6 +171,10 @@ int cmd_import(int argc, char **argv)
                EXIT_BAD_INPUT;
     if (strict && !is_pbn)
         return cli_usage_error(&p, "--strict goes with --format pbn"), EXIT_BAD_INPUT;
+    if (append && is_tarot)
+        return cli_usage_error(&p, "--append takes bridge results (CSV, USEBIO, PBN), not a tarot "
+                                   "tournament"),
+               EXIT_BAD_INPUT;
     if (is_tarot) {
         tarot.results = positional[0];
         return import_tarot(&p, &tarot, out, &wo);
@@ -149,6 +182,10 @@ int cmd_import(int argc, char **argv)
     if (tarot.players || tarot.defenses || tarot.penalties)
         return cli_usage_error(&p, "--players, --defenses and --penalties go with --format tarot"),
                EXIT_BAD_INPUT;
+    if (append)
+        return import_append(positional, (size_t)p.n_positional, out,
+                             is_pbn ? DATUM_INPUT_PBN : is_usebio ? DATUM_INPUT_USEBIO : DATUM_INPUT_CSV,
+                             strict, &wo);
     if (is_pbn) return import_pbn(positional, (size_t)p.n_positional, out, strict, &wo);
 
     datum_ctx *ctx;

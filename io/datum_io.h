@@ -21,7 +21,9 @@
 extern "C" {
 #endif
 
-#define DATUM_ARCHIVE_FORMAT_VERSION 1
+/* The newest format version this datum reads: 1, one HDF5 file; 2, a base
+ * file and the segments appended to it (datum_archive_append). */
+#define DATUM_ARCHIVE_FORMAT_VERSION 2
 
 /* ------------------------------------------------------------------------ */
 /* Import                                                                   */
@@ -99,6 +101,41 @@ typedef struct {
 int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                      const char *out_path, datum_pbn_options *po, const datum_write_options *opt);
 
+/* ---- Appending (format version 2: docs/archive-format.md) ---------------- */
+
+/* The formats an import reads. */
+typedef enum { DATUM_INPUT_CSV = 0, DATUM_INPUT_USEBIO = 1, DATUM_INPUT_PBN = 2 } datum_input_format;
+
+/* What an append added. */
+typedef struct {
+    uint64_t n_results, n_fields; /* the new rows and board fields */
+    uint32_t n_events;            /* the new events */
+    uint32_t n_segments;          /* the archive's segments, this one included */
+} datum_append_info;
+
+/* Adds the events of the input files (read as datum_import_csv, _usebio or
+ * _pbn read them; po: the PBN options, may be NULL) to the existing archive
+ * at archive_path, which becomes (or stays) of format version 2: the new
+ * rows go, as an ordinary archive, into the segment ARCHIVE.d/segment-N.h5,
+ * then a new root file listing the parts (the manifest) replaces
+ * archive_path atomically; the files already there are never written (a
+ * version 1 archive is first linked as ARCHIVE.d/base.h5). A crash or a
+ * kill at any moment leaves the archive as it was or fully appended: files
+ * the manifest does not list are ignored, and removed by the next append.
+ * Every event of the input must be new: a row of an event already in the
+ * archive (hence any result that collides with one there) is DATUM_E_INPUT
+ * "FILE:LINE: column event: event \"E\" is already in ARCHIVE ...", and
+ * nothing changes. The cost grows with the new rows (and the archive's
+ * event names), not with its results. Two appends to one archive at once:
+ * the second fails (DATUM_E_IO "... another append ... is running").
+ * Returns the import's code (DATUM_OK, DATUM_W_SCORE from PBN) with *info
+ * filled (may be NULL), or a negative code recorded in ctx: the import's
+ * errors, DATUM_E_IO / DATUM_E_FORMAT opening the archive or writing its
+ * folder, DATUM_E_NOMEM. */
+int datum_archive_append(datum_ctx *ctx, const char *archive_path, datum_input_format format,
+                         const char *const *paths, size_t n_paths, datum_pbn_options *po,
+                         const datum_write_options *opt, datum_append_info *info);
+
 /* ------------------------------------------------------------------------ */
 /* Reading an archive                                                       */
 
@@ -125,9 +162,16 @@ typedef struct {
     int has_published_percent;     /* published_ns_percent, published_ew_percent (PBN) */
     int has_deal_sets;             /* /fields/deal_set: which sections of an event share a deal
                                       (PBN, USEBIO imports); 0: not recorded (CSV) */
+    uint32_t n_segments;           /* format version 2: the segments appended to the base */
 } datum_archive_info;
 
 void datum_archive_get_info(const datum_archive *a, datum_archive_info *info);
+
+/* The file of part i of the archive (0: the base, or the archive's only
+ * file; 1 .. n_segments: the segments in the order they were appended) and
+ * the results it holds into *n_results (may be NULL); NULL when i is out of
+ * range. Valid until the archive is closed. */
+const char *datum_archive_part(const datum_archive *a, uint32_t i, uint64_t *n_results);
 
 /* Dictionary entries (valid until the archive is closed). */
 const char *datum_archive_event(const datum_archive *a, uint32_t index);

@@ -247,7 +247,7 @@ static void csv_close(void *self)
     io_results_close(&r);
 }
 
-static int csv_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
+int io_csv_source_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
 {
     io_results_reader *r = NULL;
     (void)arg;
@@ -731,7 +731,7 @@ int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_path
                      const char *out_path, const datum_write_options *opt)
 {
     uint64_t sitouts;
-    int rc = import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt, &sitouts);
+    int rc = import_rows(ctx, csv_paths, n_paths, io_csv_source_open, NULL, out_path, opt, &sitouts);
     return report_sitouts(ctx, rc, sitouts);
 }
 
