@@ -99,6 +99,35 @@ typedef struct {
 int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                      const char *out_path, datum_pbn_options *po, const datum_write_options *opt);
 
+/* ---- Export (io/archive/export.c) ---------------------------------------- */
+
+typedef struct {
+    const char *const *events; /* only the events of these names (n_events 0: all) */
+    size_t n_events;
+    int32_t from, to;          /* only the rows dated from..to (days since 1970-01-01) */
+    uint64_t n_rows;           /* out: the rows written */
+} datum_export_options;
+
+#define DATUM_EXPORT_OPTIONS_INIT {NULL, 0, INT32_MIN, INT32_MAX, 0}
+
+/* Writes the rows of the archive at archive_path (those of the events and
+ * dates opt selects; opt NULL: all) to csv_path as results CSV
+ * (formats.md "In: bridge results", docs/cli.md "datum export"), in the
+ * archive's order, streamed (memory does not grow with the archive):
+ * event,date,section,board,table,ns_pair,ew_pair,ns_score, then adjusted
+ * if the archive has it (ns_score empty on an adjusted row), then
+ * ns_team,ew_team,match if it has teams (three empty cells on a result
+ * outside any match). datum_import_csv of the file gives the same archive
+ * for an archive imported from CSV; what CSV does not carry (published
+ * figures, deal sets, the truth of a generated archive) is not written.
+ * The file is written to a temporary name and renamed on success ("-":
+ * standard output). Returns DATUM_OK, or (nothing left on disk) the errors
+ * of datum_archive_open and datum_chunk_reader_next, DATUM_E_INPUT
+ * "ARCHIVE: no event named \"NAME\"", DATUM_E_NOMEM, DATUM_E_IO "cannot write
+ * PATH: REASON". */
+int datum_export_csv(datum_ctx *ctx, const char *archive_path, const char *csv_path,
+                     datum_export_options *opt);
+
 /* ------------------------------------------------------------------------ */
 /* Reading an archive                                                       */
 

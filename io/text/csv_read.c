@@ -431,7 +431,12 @@ static int read_row(io_results_reader *r, io_result_row *row)
     if (col[K_ADJUSTED] != SIZE_MAX &&
         (rc = parse_adjusted(c, col[K_ADJUSTED], &row->adjusted)) != DATUM_OK)
         return rc;
-    if (col[K_MATCH] != SIZE_MAX &&
+    /* The three teams cells empty: a result outside any match (as datum
+     * export writes one of a teams archive). */
+    int no_match = col[K_MATCH] == SIZE_MAX ||
+                   (!*field(c, col[K_NS_TEAM]) && !*field(c, col[K_EW_TEAM]) &&
+                    !*field(c, col[K_MATCH]));
+    if (!no_match &&
         ((rc = parse_text(c, col[K_NS_TEAM], 0, &row->ns_team)) != DATUM_OK ||
          (rc = parse_text(c, col[K_EW_TEAM], 0, &row->ew_team)) != DATUM_OK ||
          (rc = parse_text(c, col[K_MATCH], 0, &row->match)) != DATUM_OK))
