@@ -100,6 +100,11 @@ typedef struct {
     int has_deals; /* its rows say which deal they played (io_result_row.deal) */
 } io_row_source;
 
+/* The format of the file at path, by its first bytes (datum_import's
+ * DATUM_FORMAT_AUTO): *format = DATUM_FORMAT_USEBIO, _PBN or _CSV. DATUM_OK,
+ * or DATUM_E_IO "cannot open PATH: REASON". */
+int io_detect_format(datum_ctx *ctx, const char *path, int *format);
+
 /* Opens path as a source; arg is the one given to the importer. */
 typedef int (*io_row_source_open)(datum_ctx *ctx, const char *path, void *arg,
                                   io_row_source *src);
