@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
@@ -164,37 +166,56 @@ static const published kNoFigures = {NAN, NAN, NAN, NAN};
 #define ROW_BYTES (sizeof(row) + sizeof(published) + 2 * (sizeof(uint64_t) + sizeof(uint32_t)))
 
 /* A sorted run in the scratch file: n records from byte offset, each a row
- * followed, if has_figures, by its published figures. */
+ * followed, if has_figures, by its published figures; its names are the
+ * ids of worker `worker`'s dictionaries. */
 typedef struct {
     uint64_t offset, n;
     int has_figures;
+    size_t worker;
 } run_info;
 
+typedef struct importer importer;
+
+/* What one thread reads: its own dictionaries (provisional ids), its run,
+ * the value ranges and the counts of its rows. */
 typedef struct {
-    datum_ctx *ctx;
-    const char *const *paths;
-    const char *out_path;
+    importer *im;
     dict dict[IO_N_DICTS];
     dict deals; /* the deal keys of the rows (interned, never sorted) */
     int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
-    uint64_t n_sitouts; /* rows the sources skipped */
-    uint64_t n_rows;    /* rows read */
+    uint64_t n_sitouts, n_rows;
     int32_t max_board, max_table, min_score, max_score, min_date, max_date;
     /* The run being read: rows[0..n), and figures[0..n) once a row has some. */
     row *rows;
     published *figures;
-    size_t n, rows_cap, figures_cap, run_cap; /* run_cap: the budget's rows */
+    size_t n, rows_cap, figures_cap, run_cap; /* run_cap: its share of the budget */
     uint32_t *order; /* after sort_run: the run's rows in order */
-    /* The scratch file and the runs spilled to it. */
+    uint32_t last_event, last_section; /* ids of the last row's names: rows come in events */
+    /* After all is read: each id's final rank (deals: its global id). */
+    uint32_t *final[IO_N_DICTS], *final_deal;
+} worker;
+
+struct importer {
+    datum_ctx *ctx;
+    const char *const *paths;
+    const char *out_path;
+    dict dict[IO_N_DICTS]; /* every worker's names, sorted at the end */
+    dict deals;
+    worker *workers;
+    size_t n_workers;
+    int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
+    uint64_t n_sitouts, n_rows;
+    int32_t max_board, max_table, min_score, max_score, min_date, max_date;
+    /* The scratch file and the runs spilled to it (under the critical section
+     * import_scratch when the workers run in parallel). */
     int scratch_fd;
     uint64_t scratch_len;
     run_info *runs;
     size_t n_runs, runs_cap;
     size_t memory; /* the budget, bytes */
-    uint32_t last_event, last_section; /* ids of the last row's names: rows come in events */
-} importer;
+};
 
-static void note_ranges(importer *im, const row *r)
+static void note_ranges(worker *im, const row *r)
 {
     if (im->n_rows == 0) {
         im->max_board = r->board;
@@ -212,40 +233,42 @@ static void note_ranges(importer *im, const row *r)
 
 /* The id of a name that is usually the previous row's (events and sections
  * come in blocks): compared first, hashed only when it changed. */
-static int intern_repeated(importer *im, dict *d, const char *s, uint32_t *last, uint32_t *id)
+static int intern_repeated(worker *im, dict *d, const char *s, uint32_t *last, uint32_t *id)
 {
     if (*last < d->n && strcmp(d->bytes + d->start[*last], s) == 0) {
         *id = *last;
         return DATUM_OK;
     }
-    int rc = dict_intern(im->ctx, d, s, id);
+    int rc = dict_intern(im->im->ctx, d, s, id);
     if (rc == DATUM_OK) *last = *id;
     return rc;
 }
 
-static int spill_run(importer *im);
+static int spill_run(worker *w);
 
 /* Adds a row read from src to the run, spilling the run first when it is
  * full. */
-static int add_row(importer *im, const io_row_source *src, uint32_t file, const io_result_row *in)
+static int add_row(worker *im, const io_row_source *src, uint32_t file, const io_result_row *in)
 {
+    datum_ctx *ctx = im->im->ctx;
     dict *d = im->dict;
     int rc = DATUM_OK;
+    if (im->run_cap == 0) return DATUM_OK; /* reading again for the error only */
     if (im->n == im->run_cap && (rc = spill_run(im)) != DATUM_OK) return rc;
-    if ((rc = datum_reserve(im->ctx, &im->rows, &im->rows_cap, im->n + 1, sizeof *im->rows)) != DATUM_OK)
+    if ((rc = datum_reserve(ctx, &im->rows, &im->rows_cap, im->n + 1, sizeof *im->rows)) != DATUM_OK)
         return rc;
     row *r = &im->rows[im->n];
     if ((rc = intern_repeated(im, &d[IO_D_EVENTS], in->event, &im->last_event, &r->event)) != DATUM_OK ||
         (rc = intern_repeated(im, &d[IO_D_SECTIONS], in->section, &im->last_section,
                               &r->section)) != DATUM_OK ||
-        (rc = dict_intern(im->ctx, &d[IO_D_PAIRS], in->ns_pair, &r->ns_pair)) != DATUM_OK ||
-        (rc = dict_intern(im->ctx, &d[IO_D_PAIRS], in->ew_pair, &r->ew_pair)) != DATUM_OK)
+        (rc = dict_intern(ctx, &d[IO_D_PAIRS], in->ns_pair, &r->ns_pair)) != DATUM_OK ||
+        (rc = dict_intern(ctx, &d[IO_D_PAIRS], in->ew_pair, &r->ew_pair)) != DATUM_OK)
         return rc;
     r->ns_team = r->ew_team = r->match = NO_TEAM;
     if (in->match &&
-        ((rc = dict_intern(im->ctx, &d[IO_D_TEAMS], in->ns_team, &r->ns_team)) != DATUM_OK ||
-         (rc = dict_intern(im->ctx, &d[IO_D_TEAMS], in->ew_team, &r->ew_team)) != DATUM_OK ||
-         (rc = dict_intern(im->ctx, &d[IO_D_MATCHES], in->match, &r->match)) != DATUM_OK))
+        ((rc = dict_intern(ctx, &d[IO_D_TEAMS], in->ns_team, &r->ns_team)) != DATUM_OK ||
+         (rc = dict_intern(ctx, &d[IO_D_TEAMS], in->ew_team, &r->ew_team)) != DATUM_OK ||
+         (rc = dict_intern(ctx, &d[IO_D_MATCHES], in->match, &r->match)) != DATUM_OK))
         return rc;
     r->board = in->board;
     r->table = in->table;
@@ -257,13 +280,13 @@ static int add_row(importer *im, const io_row_source *src, uint32_t file, const 
     r->method = src->has_published ? in->published_method : DATUM_PUBLISHED_NONE;
     r->deal = NO_DEAL;
     if (src->has_deals && in->deal &&
-        (rc = dict_intern(im->ctx, &im->deals, in->deal, &r->deal)) != DATUM_OK)
+        (rc = dict_intern(ctx, &im->deals, in->deal, &r->deal)) != DATUM_OK)
         return rc;
     if (src->has_published || src->has_published_percent || im->figures) {
         /* The first row with figures gives the run its column; the rows
          * before it had none. */
         size_t had = im->figures ? im->n : 0;
-        rc = datum_reserve(im->ctx, &im->figures, &im->figures_cap, im->n + 1, sizeof *im->figures);
+        rc = datum_reserve(ctx, &im->figures, &im->figures_cap, im->n + 1, sizeof *im->figures);
         if (rc != DATUM_OK) return rc;
         for (size_t i = had; i < im->n; i++) im->figures[i] = kNoFigures;
         published p = kNoFigures;
@@ -278,18 +301,33 @@ static int add_row(importer *im, const io_row_source *src, uint32_t file, const 
     return DATUM_OK;
 }
 
-static int read_file(importer *im, uint32_t file, io_row_source_open open, void *arg)
+/* A part of the input: a file, or bytes begin..end-1 of a large CSV file
+ * (starting at line `line`), which several threads read at once. */
+typedef struct {
+    uint32_t file;
+    int format;
+    uint64_t begin, end, line; /* end 0: the whole file */
+} input_part;
+
+static int csv_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src);
+static io_row_source_open source_of(int format);
+
+/* Reads a part of the input into the worker's runs. */
+static int read_part(worker *w, const input_part *part, void *pbn)
 {
+    datum_ctx *ctx = w->im->ctx;
     io_row_source src = {0};
     io_result_row in;
-    int rc = open(im->ctx, im->paths[file], arg, &src);
-    if (rc == DATUM_OK && src.has_adjusted) im->has_adjusted = 1;
-    if (rc == DATUM_OK && src.has_teams) im->has_teams = 1;
-    if (rc == DATUM_OK && src.has_published) im->has_published = 1;
-    if (rc == DATUM_OK && src.has_published_percent) im->has_published_percent = 1;
-    if (rc == DATUM_OK && src.has_deals) im->has_deals = 1;
-    while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) rc = add_row(im, &src, file, &in);
-    if (rc == DATUM_OK && src.n_sitouts) im->n_sitouts += *src.n_sitouts;
+    int rc = source_of(part->format)(ctx, w->im->paths[part->file],
+                                     part->format == DATUM_FORMAT_PBN ? pbn : NULL, &src);
+    if (rc == DATUM_OK && part->end) rc = io_results_range(src.self, part->begin, part->end, part->line);
+    if (rc == DATUM_OK && src.has_adjusted) w->has_adjusted = 1;
+    if (rc == DATUM_OK && src.has_teams) w->has_teams = 1;
+    if (rc == DATUM_OK && src.has_published) w->has_published = 1;
+    if (rc == DATUM_OK && src.has_published_percent) w->has_published_percent = 1;
+    if (rc == DATUM_OK && src.has_deals) w->has_deals = 1;
+    while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) rc = add_row(w, &src, part->file, &in);
+    if (rc == DATUM_OK && src.n_sitouts) w->n_sitouts += *src.n_sitouts;
     if (src.close) src.close(src.self);
     return rc;
 }
@@ -332,6 +370,14 @@ static int compare_place(const row *a, const row *b)
     return c ? c : CMP(a->line, b->line);
 }
 
+/* Board, table, then the place in the input. */
+static int compare_tail(const row *a, const row *b)
+{
+    int c = CMP(a->board, b->board);
+    if (!c) c = CMP(a->table, b->table);
+    return c ? c : compare_place(a, b);
+}
+
 /* (event, section, board, table) by the ranks given, then the place in the
  * input: a total order, in which the first of two clashing rows comes first
  * in the input. */
@@ -340,9 +386,15 @@ static int compare_ranked(const row *a, const row *b, const uint32_t *event_rank
 {
     int c = CMP(event_rank[a->event], event_rank[b->event]);
     if (!c) c = CMP(section_rank[a->section], section_rank[b->section]);
-    if (!c) c = CMP(a->board, b->board);
-    if (!c) c = CMP(a->table, b->table);
-    return c ? c : compare_place(a, b);
+    return c ? c : compare_tail(a, b);
+}
+
+/* The same order for rows whose names are ranked already. */
+static int compare_rows(const row *a, const row *b)
+{
+    int c = CMP(a->event, b->event);
+    if (!c) c = CMP(a->section, b->section);
+    return c ? c : compare_tail(a, b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -385,7 +437,7 @@ static int radix_sort(uint64_t *key, uint32_t *idx, uint64_t *key2, uint32_t *id
 }
 
 /* For qsort of the run's order when the key does not fit 64 bits. */
-static _Thread_local const importer *g_sorting; /* set by sort_run for qsort */
+static _Thread_local const worker *g_sorting; /* set by sort_run for qsort */
 static _Thread_local const uint32_t *g_event_rank, *g_section_rank;
 
 static int compare_order(const void *x, const void *y)
@@ -400,15 +452,16 @@ static int compare_order(const void *x, const void *y)
  * now. A radix sort on one 64-bit key when the four fit (always in
  * practice), rows of equal keys (a clash, reported later) then put in input
  * order; else a comparison sort. */
-static int sort_run(importer *im)
+static int sort_run(worker *im)
 {
+    datum_ctx *ctx = im->im->ctx;
     size_t n = im->n;
-    int rc = dict_sort(im->ctx, &im->dict[IO_D_EVENTS]);
-    if (rc == DATUM_OK) rc = dict_sort(im->ctx, &im->dict[IO_D_SECTIONS]);
+    int rc = dict_sort(ctx, &im->dict[IO_D_EVENTS]);
+    if (rc == DATUM_OK) rc = dict_sort(ctx, &im->dict[IO_D_SECTIONS]);
     if (rc != DATUM_OK) return rc;
     const uint32_t *er = im->dict[IO_D_EVENTS].rank, *sr = im->dict[IO_D_SECTIONS].rank;
     datum_free(im->order);
-    im->order = datum_malloc(im->ctx, n + 1, sizeof *im->order);
+    im->order = datum_malloc(ctx, n + 1, sizeof *im->order);
     if (!im->order) return DATUM_E_NOMEM;
     for (size_t i = 0; i < n; i++) im->order[i] = (uint32_t)i;
     int32_t max_board = 1, max_table = 0;
@@ -423,8 +476,8 @@ static int sort_run(importer *im)
         qsort(im->order, n, sizeof *im->order, compare_order);
         return DATUM_OK;
     }
-    uint64_t *key = datum_malloc(im->ctx, 2 * n + 2, sizeof *key);
-    uint32_t *idx2 = datum_malloc(im->ctx, n + 1, sizeof *idx2);
+    uint64_t *key = datum_malloc(ctx, 2 * n + 2, sizeof *key);
+    uint32_t *idx2 = datum_malloc(ctx, n + 1, sizeof *idx2);
     if (!key || !idx2) rc = DATUM_E_NOMEM;
     for (size_t i = 0; rc == DATUM_OK && i < n; i++) {
         const row *r = &im->rows[i];
@@ -472,64 +525,75 @@ static int scratch_open(importer *im)
     return rc;
 }
 
-static int scratch_write(importer *im, const void *buf, size_t len)
+/* Writes buf[0..len) at byte `at` of the scratch file. */
+static int scratch_write(importer *im, uint64_t at, const void *buf, size_t len)
 {
     const unsigned char *p = buf;
     while (len > 0) {
-        ssize_t k = pwrite(im->scratch_fd, p, len, (off_t)im->scratch_len);
+        ssize_t k = pwrite(im->scratch_fd, p, len, (off_t)at);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0)
             return io_fail_errno(im->ctx, DATUM_E_IO, k < 0 ? errno : ENOSPC,
                                  "cannot write the import's scratch file beside %s", im->out_path);
         p += k;
+        at += (uint64_t)k;
         len -= (size_t)k;
-        im->scratch_len += (uint64_t)k;
     }
     return DATUM_OK;
 }
 
-/* Sorts the run and writes it to the scratch file as a new run; the run
- * is empty after. */
-static int spill_run(importer *im)
+/* Sorts the worker's run and writes it to the scratch file as a new run;
+ * the run is empty after. */
+static int spill_run(worker *w)
 {
     enum { SPILL_BUFFER = 1 << 20 };
-    int rc = im->n_runs == 0 && im->scratch_fd < 0 ? scratch_open(im) : DATUM_OK;
-    if (rc == DATUM_OK) rc = sort_run(im);
-    if (rc == DATUM_OK)
-        rc = datum_reserve(im->ctx, &im->runs, &im->runs_cap, im->n_runs + 1, sizeof *im->runs);
-    int has_figures = im->figures != NULL;
+    importer *im = w->im;
+    int has_figures = w->figures != NULL;
     size_t record = sizeof(row) + (has_figures ? sizeof(published) : 0);
+    uint64_t at = 0;
+    int rc = sort_run(w);
+#pragma omp critical(import_scratch)
+    {
+        if (rc == DATUM_OK && im->scratch_fd < 0) rc = scratch_open(im);
+        if (rc == DATUM_OK)
+            rc = datum_reserve(im->ctx, &im->runs, &im->runs_cap, im->n_runs + 1, sizeof *im->runs);
+        if (rc == DATUM_OK) {
+            at = im->scratch_len;
+            im->scratch_len += (uint64_t)w->n * record;
+            im->runs[im->n_runs++] = (run_info){at, w->n, has_figures, (size_t)(w - im->workers)};
+        }
+    }
     unsigned char *buf = rc == DATUM_OK ? datum_malloc(im->ctx, SPILL_BUFFER, 1) : NULL;
     if (rc == DATUM_OK && !buf) rc = DATUM_E_NOMEM;
-    if (rc == DATUM_OK) im->runs[im->n_runs] = (run_info){im->scratch_len, im->n, has_figures};
     size_t fill = 0;
-    for (size_t i = 0; rc == DATUM_OK && i < im->n; i++) {
+    for (size_t i = 0; rc == DATUM_OK && i < w->n; i++) {
         if (fill + record > SPILL_BUFFER) {
-            rc = scratch_write(im, buf, fill);
+            rc = scratch_write(im, at, buf, fill);
+            at += fill;
             fill = 0;
         }
-        memcpy(buf + fill, &im->rows[im->order[i]], sizeof(row));
-        if (has_figures) memcpy(buf + fill + sizeof(row), &im->figures[im->order[i]], sizeof(published));
+        memcpy(buf + fill, &w->rows[w->order[i]], sizeof(row));
+        if (has_figures) memcpy(buf + fill + sizeof(row), &w->figures[w->order[i]], sizeof(published));
         fill += record;
     }
-    if (rc == DATUM_OK) rc = scratch_write(im, buf, fill);
+    if (rc == DATUM_OK) rc = scratch_write(im, at, buf, fill);
     datum_free(buf);
     if (rc != DATUM_OK) return rc;
-    im->n_runs++;
-    im->n = 0;
-    datum_free(im->figures);
-    im->figures = NULL;
-    im->figures_cap = 0;
+    w->n = 0;
+    datum_free(w->figures);
+    w->figures = NULL;
+    w->figures_cap = 0;
     return DATUM_OK;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Merging the runs                                                         */
 
-/* Reads one run in order: from memory (the only run, never spilled) or from
- * the scratch file through a buffer. */
+/* Reads one run in order: from memory (a worker's run, never spilled) or
+ * from the scratch file through a buffer. */
 typedef struct {
     const importer *im;
+    const worker *w; /* whose names the run's rows hold */
     /* in memory */
     const uint32_t *order;
     /* in the scratch file */
@@ -539,18 +603,38 @@ typedef struct {
     uint64_t next; /* records read from the file so far */
     /* both */
     uint64_t done, n;
-    row current;
+    row current; /* its names ranked (ranked()) */
     published figures;
 } cursor;
 
-/* Loads the cursor's current row; 0 at the end, 1, or an error. */
+/* Row r of worker w, its names given their final ranks (its deal, its
+ * global id). */
+static row ranked(const worker *w, const row *r)
+{
+    row x = *r;
+    x.event = w->final[IO_D_EVENTS][r->event];
+    x.section = w->final[IO_D_SECTIONS][r->section];
+    x.ns_pair = w->final[IO_D_PAIRS][r->ns_pair];
+    x.ew_pair = w->final[IO_D_PAIRS][r->ew_pair];
+    if (r->match != NO_TEAM) {
+        x.ns_team = w->final[IO_D_TEAMS][r->ns_team];
+        x.ew_team = w->final[IO_D_TEAMS][r->ew_team];
+        x.match = w->final[IO_D_MATCHES][r->match];
+    }
+    if (r->deal != NO_DEAL) x.deal = w->final_deal[r->deal];
+    return x;
+}
+
+/* Loads the cursor's current row (number `done`); 0 at the end, 1, or an
+ * error. */
 static int cursor_load(cursor *c)
 {
     const importer *im = c->im;
+    const worker *w = c->w;
     if (c->done == c->n) return 0;
     if (c->order) {
-        c->current = im->rows[c->order[c->done]];
-        c->figures = im->figures ? im->figures[c->order[c->done]] : kNoFigures;
+        c->current = ranked(w, &w->rows[c->order[c->done]]);
+        c->figures = w->figures ? w->figures[c->order[c->done]] : kNoFigures;
         return 1;
     }
     size_t record = sizeof(row) + (c->run.has_figures ? sizeof(published) : 0);
@@ -573,7 +657,9 @@ static int cursor_load(cursor *c)
         c->pos = 0;
     }
     const unsigned char *p = c->buf + c->pos * record;
-    memcpy(&c->current, p, sizeof(row));
+    row r;
+    memcpy(&r, p, sizeof(row));
+    c->current = ranked(w, &r);
     if (c->run.has_figures) memcpy(&c->figures, p + sizeof(row), sizeof(published));
     else c->figures = kNoFigures;
     c->pos++;
@@ -770,6 +856,7 @@ typedef struct {
     deal_slot *deals; /* open addressing, at most half full */
     size_t deals_slots, deals_used;
     uint32_t deals_event;
+    uint64_t *pair_seen, stamp; /* pair_seen[pair]: stamp of the last field it sat in */
 } sink;
 
 static uint64_t deal_hash(int32_t board, uint32_t deal)
@@ -875,6 +962,19 @@ static int flush_batch(sink *s)
     return datum_archive_writer_append(s->w, &c);
 }
 
+/* 1 if a pair sits twice in the field rows[0..n): a pass with stamps,
+ * then check_pairs, which sorts, only to name the two lines. */
+static int pairs_repeat(sink *s, const row *rows, size_t n)
+{
+    uint64_t stamp = ++s->stamp;
+    for (size_t i = 0; i < n; i++) {
+        if (s->pair_seen[rows[i].ns_pair] == stamp || s->pair_seen[rows[i].ew_pair] == stamp)
+            return 1;
+        s->pair_seen[rows[i].ns_pair] = s->pair_seen[rows[i].ew_pair] = stamp;
+    }
+    return 0;
+}
+
 /* Checks the field gathered in s and adds it to the batch. */
 static int finish_field(sink *s)
 {
@@ -885,7 +985,7 @@ static int finish_field(sink *s)
     if (n == 0) return DATUM_OK;
     int rc = check_tables(im, rows, n);
     if (rc == DATUM_OK) rc = datum_reserve(im->ctx, &s->seats, &s->seats_cap, 2 * n, sizeof *s->seats);
-    if (rc == DATUM_OK) rc = check_pairs(im, rows, n, s->seats);
+    if (rc == DATUM_OK && pairs_repeat(s, rows, n)) rc = check_pairs(im, rows, n, s->seats);
     if (rc == DATUM_OK) rc = check_teams(im, rows, n, s->seats);
     if (rc == DATUM_OK && im->has_deals && (rc = field_deal(im, rows, n, &deal)) == DATUM_OK)
         rc = deal_set_of(s, rows[0].event, rows[0].board, deal, rows[0].section, &set);
@@ -951,6 +1051,7 @@ static void sink_free(sink *s)
     datum_free(s->field_figures);
     datum_free(s->seats);
     datum_free(s->deals);
+    datum_free(s->pair_seen);
     batch_free(&s->b);
 }
 
@@ -978,27 +1079,11 @@ static datum_archive_plan exact_plan(const importer *im)
     return p;
 }
 
-/* The row a cursor holds, its names given their final ranks. */
-static row ranked(const importer *im, const row *r)
-{
-    row x = *r;
-    x.event = im->dict[IO_D_EVENTS].rank[r->event];
-    x.section = im->dict[IO_D_SECTIONS].rank[r->section];
-    x.ns_pair = im->dict[IO_D_PAIRS].rank[r->ns_pair];
-    x.ew_pair = im->dict[IO_D_PAIRS].rank[r->ew_pair];
-    if (r->match != NO_TEAM) {
-        x.ns_team = im->dict[IO_D_TEAMS].rank[r->ns_team];
-        x.ew_team = im->dict[IO_D_TEAMS].rank[r->ew_team];
-        x.match = im->dict[IO_D_MATCHES].rank[r->match];
-    }
-    return x;
-}
-
 /* heap[0..n) of cursors, the least row first. */
 static int cursor_less(const importer *im, const cursor *a, const cursor *b)
 {
-    return compare_ranked(&a->current, &b->current, im->dict[IO_D_EVENTS].rank,
-                          im->dict[IO_D_SECTIONS].rank) < 0;
+    (void)im;
+    return compare_rows(&a->current, &b->current) < 0;
 }
 
 static void sift_down(const importer *im, cursor **heap, size_t n, size_t i)
@@ -1029,8 +1114,7 @@ static int merge(importer *im, cursor *cur, size_t k, sink *s)
     for (size_t i = n; rc == DATUM_OK && i-- > 0;) sift_down(im, heap, n, i);
     while (rc == DATUM_OK && n > 0) {
         cursor *c = heap[0];
-        row r = ranked(im, &c->current);
-        if ((rc = sink_row(s, &r, &c->figures)) != DATUM_OK) break;
+        if ((rc = sink_row(s, &c->current, &c->figures)) != DATUM_OK) break;
         c->done++;
         int got = cursor_load(c);
         if (got < 0) rc = got;
@@ -1043,25 +1127,27 @@ static int merge(importer *im, cursor *cur, size_t k, sink *s)
     return rc;
 }
 
-/* The cursors of the runs: the one run in memory, or every spilled run
- * with a share of half the budget as its read buffer. */
+/* The cursors of the runs: the workers' runs in memory when none was
+ * spilled, else every spilled run with a share of half the budget as its
+ * read buffer. */
 static int open_cursors(importer *im, cursor **out, size_t *k)
 {
-    size_t n = im->n_runs ? im->n_runs : 1;
+    size_t n = im->n_runs ? im->n_runs : im->n_workers;
     cursor *c = datum_calloc(im->ctx, n, sizeof *c);
     *out = c;
     *k = n;
     if (!c) return DATUM_E_NOMEM;
-    if (im->n_runs == 0) {
-        c[0] = (cursor){.im = im, .order = im->order, .n = im->n};
-        return DATUM_OK;
+    for (size_t i = 0; i < n && im->n_runs == 0; i++) {
+        const worker *w = &im->workers[i];
+        c[i] = (cursor){.im = im, .w = w, .order = w->order, .n = w->n};
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && im->n_runs > 0; i++) {
         size_t record = sizeof(row) + (im->runs[i].has_figures ? sizeof(published) : 0);
         size_t records = im->memory / 2 / n / record;
         if (records < 1) records = 1;
         if (records > im->runs[i].n) records = (size_t)im->runs[i].n;
-        c[i] = (cursor){.im = im, .run = im->runs[i], .n = im->runs[i].n, .buf_records = records};
+        c[i] = (cursor){.im = im, .w = &im->workers[im->runs[i].worker], .run = im->runs[i],
+                        .n = im->runs[i].n, .buf_records = records};
         if (!(c[i].buf = datum_malloc(im->ctx, records ? records : 1, record))) return DATUM_E_NOMEM;
     }
     return DATUM_OK;
@@ -1073,16 +1159,43 @@ static void close_cursors(cursor *c, size_t k)
     datum_free(c);
 }
 
+/* The workers' names into the importer's dictionaries, sorted: each
+ * worker's final[k][id] = the name's rank (final_deal: the deal's id). */
+static int merge_dictionaries(importer *im)
+{
+    datum_ctx *ctx = im->ctx;
+    int rc = DATUM_OK;
+    for (size_t i = 0; i < im->n_workers && rc == DATUM_OK; i++) {
+        worker *w = &im->workers[i];
+        for (int k = 0; k <= IO_N_DICTS && rc == DATUM_OK; k++) {
+            dict *from = k < IO_N_DICTS ? &w->dict[k] : &w->deals;
+            dict *to = k < IO_N_DICTS ? &im->dict[k] : &im->deals;
+            uint32_t **map = k < IO_N_DICTS ? &w->final[k] : &w->final_deal;
+            if (!(*map = datum_malloc(ctx, from->n + 1, sizeof **map))) rc = DATUM_E_NOMEM;
+            for (uint32_t id = 0; id < from->n && rc == DATUM_OK; id++)
+                rc = dict_intern(ctx, to, from->bytes + from->start[id], &(*map)[id]);
+        }
+    }
+    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++) rc = dict_sort(ctx, &im->dict[k]);
+    for (size_t i = 0; i < im->n_workers && rc == DATUM_OK; i++)
+        for (int k = 0; k < IO_N_DICTS; k++)
+            for (uint32_t id = 0; id < im->workers[i].dict[k].n; id++)
+                im->workers[i].final[k][id] = im->dict[k].rank[im->workers[i].final[k][id]];
+    return rc;
+}
+
 static int write_archive(importer *im, const datum_write_options *opt)
 {
     datum_archive_plan plan = exact_plan(im);
     sink s = {.im = im, .batch_cap = BATCH_ROWS, .deals_event = UINT32_MAX};
     cursor *cur = NULL;
     size_t k = 0;
-    int rc = DATUM_OK;
-    for (int d = 0; d < IO_N_DICTS && rc == DATUM_OK; d++) rc = dict_sort(im->ctx, &im->dict[d]);
+    int rc = merge_dictionaries(im);
     if (rc == DATUM_OK) rc = open_cursors(im, &cur, &k);
     if (rc == DATUM_OK) rc = batch_alloc(im->ctx, &s.b, s.batch_cap);
+    if (rc == DATUM_OK &&
+        !(s.pair_seen = datum_calloc(im->ctx, im->dict[IO_D_PAIRS].n + 1, sizeof *s.pair_seen)))
+        rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) rc = datum_archive_writer_create(im->ctx, im->out_path, &plan, opt, &s.w);
     for (int d = 0; d < IO_N_DICTS && rc == DATUM_OK; d++)
         if (io_has_dict(d, im->has_teams))
@@ -1108,16 +1221,202 @@ static io_row_source_open source_of(int format)
     }
 }
 
+/* A CSV file of at least this many bytes is read by all the threads, in as
+ * many parts. */
+#define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
+
+/* Counts the line feeds and quotes in bytes begin..end-1 of f. */
+static int count_bytes(datum_ctx *ctx, const char *path, uint64_t begin, uint64_t end,
+                       uint64_t *lines, uint64_t *quotes)
+{
+    enum { BLOCK = 1 << 20 };
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = datum_malloc(ctx, BLOCK, 1);
+    int rc = f && buf ? DATUM_OK : !buf ? DATUM_E_NOMEM : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
+    *lines = *quotes = 0;
+    if (rc == DATUM_OK && fseeko(f, (off_t)begin, SEEK_SET) != 0)
+        rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", path);
+    for (uint64_t at = begin; rc == DATUM_OK && at < end;) {
+        size_t want = end - at < BLOCK ? (size_t)(end - at) : BLOCK;
+        size_t got = fread(buf, 1, want, f);
+        if (got == 0) {
+            rc = io_fail_errno(ctx, DATUM_E_IO, ferror(f) ? errno : EIO, "cannot read %s", path);
+            break;
+        }
+        uint64_t nl = 0, q = 0;
+        for (size_t i = 0; i < got; i++) {
+            nl += buf[i] == '\n';
+            q += buf[i] == '"';
+        }
+        *lines += nl;
+        *quotes += q;
+        at += got;
+    }
+    if (f) fclose(f);
+    datum_free(buf);
+    return rc;
+}
+
+/* The parts of a CSV file of `size` bytes for `threads` threads: cut just
+ * after a line feed near each (size * i / threads), numbered by counting the
+ * line feeds before. A file with a quote anywhere is one part (a line feed
+ * may be inside a quoted field), as is a small one. */
+static int split_csv(datum_ctx *ctx, uint32_t file, const char *path, uint64_t size, int threads,
+                     input_part *parts, size_t *n)
+{
+    uint64_t cut[65], lines[64], quotes[64];
+    int t = threads > 64 ? 64 : threads, rc = DATUM_OK;
+    *n = 1;
+    parts[0] = (input_part){file, DATUM_FORMAT_CSV, 0, 0, 1};
+    if (t < 2 || size < SPLIT_MIN_BYTES) return DATUM_OK;
+    FILE *f = fopen(path, "rb");
+    if (!f) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
+    cut[0] = 0;
+    cut[t] = size;
+    for (int i = 1; i < t && rc == DATUM_OK; i++) {
+        uint64_t at = size / (uint64_t)t * (uint64_t)i;
+        int ch = 0;
+        if (fseeko(f, (off_t)at, SEEK_SET) != 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", path);
+        while (rc == DATUM_OK && at < size && (ch = getc(f)) != EOF && ch != '\n') at++;
+        cut[i] = at < size ? at + 1 : size;
+    }
+    fclose(f);
+    int failed = rc != DATUM_OK;
+#pragma omp parallel for num_threads(t) schedule(static, 1) reduction(| : failed)
+    for (int i = 0; i < t; i++)
+        failed |= count_bytes(ctx, path, cut[i], cut[i + 1], &lines[i], &quotes[i]) != DATUM_OK;
+    if (failed) return datum_ctx_code(ctx) ? datum_ctx_code(ctx) : DATUM_E_IO;
+    uint64_t all_quotes = 0, line = 1;
+    for (int i = 0; i < t; i++) all_quotes += quotes[i];
+    if (all_quotes > 0) return DATUM_OK;
+    *n = 0;
+    for (int i = 0; i < t; i++) {
+        if (cut[i + 1] > cut[i])
+            parts[(*n)++] = (input_part){file, DATUM_FORMAT_CSV, cut[i], cut[i + 1], line};
+        line += lines[i];
+    }
+    return DATUM_OK;
+}
+
+/* The parts of the input: each file, the large CSV files cut in parts. */
+static int plan_parts(importer *im, size_t n_paths, int forced, int threads, input_part **out,
+                      size_t *n_out)
+{
+    datum_ctx *ctx = im->ctx;
+    input_part *parts = NULL;
+    size_t n = 0, cap = 0;
+    int rc = DATUM_OK;
+    for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++) {
+        int format = forced;
+        struct stat st;
+        if (format == DATUM_FORMAT_AUTO) rc = io_detect_format(ctx, im->paths[f], &format);
+        if (rc == DATUM_OK) rc = datum_reserve(ctx, &parts, &cap, n + 64, sizeof *parts);
+        if (rc != DATUM_OK) break;
+        size_t k = 1;
+        parts[n] = (input_part){(uint32_t)f, format, 0, 0, 1};
+        if (format == DATUM_FORMAT_CSV && stat(im->paths[f], &st) == 0 && S_ISREG(st.st_mode))
+            rc = split_csv(ctx, (uint32_t)f, im->paths[f], (uint64_t)st.st_size, threads,
+                           parts + n, &k);
+        n += k;
+    }
+    *out = parts;
+    *n_out = n;
+    return rc;
+}
+
+/* Reads the parts, each CSV part by the next free thread, the others (whose
+ * readers issue warnings, from the calling thread only) by the calling
+ * thread first. The first error in the order of the parts is the one
+ * reported, whatever the threads did. */
+static int read_parts(importer *im, const input_part *parts, size_t n, void *pbn)
+{
+    datum_ctx *ctx = im->ctx;
+    size_t first_failed = SIZE_MAX;
+    for (size_t i = 0; i < n && first_failed == SIZE_MAX; i++)
+        if (parts[i].format != DATUM_FORMAT_CSV && read_part(&im->workers[0], &parts[i], pbn) != DATUM_OK)
+            first_failed = i;
+    if (first_failed != SIZE_MAX) return datum_ctx_code(ctx);
+#pragma omp parallel for num_threads((int)im->n_workers) schedule(dynamic, 1)
+    for (size_t i = 0; i < n; i++) {
+        size_t stop;
+#pragma omp atomic read
+        stop = first_failed;
+        if (parts[i].format != DATUM_FORMAT_CSV || i > stop) continue;
+        if (read_part(&im->workers[omp_get_thread_num()], &parts[i], pbn) != DATUM_OK) {
+#pragma omp critical(import_failed)
+            if (i < first_failed) first_failed = i;
+        }
+    }
+    if (first_failed == SIZE_MAX) return DATUM_OK;
+    int code = datum_ctx_code(ctx);
+    if (im->n_workers == 1 || code == DATUM_E_NOMEM) return code;
+    /* Threads may have failed in another order: the error of the first
+     * failing part, read again alone, is the one to report. */
+    char message[1024];
+    snprintf(message, sizeof message, "%s", datum_ctx_message(ctx));
+    worker again = {.im = im, .run_cap = 0, .last_event = UINT32_MAX,
+                    .last_section = UINT32_MAX};
+    datum_ctx_clear(ctx);
+    int rc = read_part(&again, &parts[first_failed], pbn);
+    for (int k = 0; k < IO_N_DICTS; k++) dict_free(&again.dict[k]);
+    dict_free(&again.deals);
+    datum_free(again.rows);
+    datum_free(again.figures);
+    return rc != DATUM_OK ? rc : datum_ctx_fail(ctx, code, "%s", message);
+}
+
+/* The workers' flags, ranges and counts into the importer's. */
+static void gather_workers(importer *im)
+{
+    for (size_t i = 0; i < im->n_workers; i++) {
+        const worker *w = &im->workers[i];
+        im->has_adjusted |= w->has_adjusted;
+        im->has_teams |= w->has_teams;
+        im->has_published |= w->has_published;
+        im->has_published_percent |= w->has_published_percent;
+        im->has_deals |= w->has_deals;
+        im->n_sitouts += w->n_sitouts;
+        if (w->n_rows == 0) continue;
+        if (im->n_rows == 0) {
+            im->max_board = w->max_board, im->max_table = w->max_table;
+            im->min_score = w->min_score, im->max_score = w->max_score;
+            im->min_date = w->min_date, im->max_date = w->max_date;
+        }
+        if (w->max_board > im->max_board) im->max_board = w->max_board;
+        if (w->max_table > im->max_table) im->max_table = w->max_table;
+        if (w->min_score < im->min_score) im->min_score = w->min_score;
+        if (w->max_score > im->max_score) im->max_score = w->max_score;
+        if (w->min_date < im->min_date) im->min_date = w->min_date;
+        if (w->max_date > im->max_date) im->max_date = w->max_date;
+        im->n_rows += w->n_rows;
+    }
+}
+
+static void worker_free(worker *w)
+{
+    for (int k = 0; k < IO_N_DICTS; k++) {
+        dict_free(&w->dict[k]);
+        datum_free(w->final[k]);
+    }
+    dict_free(&w->deals);
+    datum_free(w->final_deal);
+    datum_free(w->rows);
+    datum_free(w->figures);
+    datum_free(w->order);
+}
+
 /* Imports the rows of the paths into out_path; io gives the formats, the
  * budget and the PBN options. */
 static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                        const char *out_path, datum_import_options *io,
                        const datum_write_options *opt)
 {
-    importer im = {.ctx = ctx, .paths = paths, .out_path = out_path, .scratch_fd = -1,
-                   .last_event = UINT32_MAX, .last_section = UINT32_MAX};
+    importer im = {.ctx = ctx, .paths = paths, .out_path = out_path, .scratch_fd = -1};
     datum_pbn_options pbn = {io->strict, 0};
     datum_write_options o;
+    input_part *parts = NULL;
+    size_t n_parts = 0;
+    int threads = datum_ctx_threads(ctx);
     int rc = io_write_options(ctx, opt, &o);
     im.memory = io->memory ? io->memory : DATUM_IMPORT_MEMORY_DEFAULT;
     if (rc == DATUM_OK && im.memory < DATUM_IMPORT_MEMORY_MIN)
@@ -1125,34 +1424,43 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                             DATUM_IMPORT_MEMORY_MIN);
     if (rc == DATUM_OK && (io->format < DATUM_FORMAT_AUTO || io->format > DATUM_FORMAT_PBN))
         rc = datum_ctx_fail(ctx, DATUM_E_ARG, "no input format number %d", (int)io->format);
-    im.run_cap = im.memory / ROW_BYTES;
-    if (im.run_cap > UINT32_MAX) im.run_cap = UINT32_MAX;
     if (rc == DATUM_OK && n_paths == 0) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "no input file");
     if (rc == DATUM_OK && n_paths > UINT32_MAX)
         rc = datum_ctx_fail(ctx, DATUM_E_ARG, "too many input files");
-    for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++) {
-        int format = io->format;
-        if (format == DATUM_FORMAT_AUTO) rc = io_detect_format(ctx, paths[f], &format);
-        if (rc == DATUM_OK)
-            rc = read_file(&im, (uint32_t)f, source_of(format),
-                           format == DATUM_FORMAT_PBN ? &pbn : NULL);
+    if (rc == DATUM_OK && !(im.workers = datum_calloc(ctx, (size_t)threads, sizeof *im.workers)))
+        rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK) im.n_workers = (size_t)threads;
+    for (size_t i = 0; i < im.n_workers; i++) {
+        size_t cap = im.memory / im.n_workers / ROW_BYTES;
+        im.workers[i] = (worker){.im = &im, .run_cap = cap > UINT32_MAX ? UINT32_MAX : cap ? cap : 1,
+                                 .last_event = UINT32_MAX, .last_section = UINT32_MAX};
     }
+    if (rc == DATUM_OK) rc = plan_parts(&im, n_paths, io->format, threads, &parts, &n_parts);
+    if (rc == DATUM_OK) rc = read_parts(&im, parts, n_parts, &pbn);
+    gather_workers(&im);
     if (rc == DATUM_OK && im.n_rows == 0)
         rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "no results in the input (only headers%s)",
                             im.n_sitouts ? " and sit-out rows" : "");
-    /* The last run: sorted in memory if it is the only one, else spilled. */
-    if (rc == DATUM_OK && im.n_runs == 0) rc = sort_run(&im);
-    else if (rc == DATUM_OK && im.n > 0) rc = spill_run(&im);
+    /* The last runs: sorted in memory if none was spilled, else spilled. */
+    int spilled = im.n_runs > 0, failed = rc != DATUM_OK;
+#pragma omp parallel for num_threads((int)im.n_workers) schedule(static, 1) reduction(| : failed)
+    for (size_t i = 0; i < im.n_workers; i++) {
+        worker *w = &im.workers[i];
+        if (failed) continue;
+        if (!spilled) failed |= sort_run(w) != DATUM_OK;
+        else if (w->n > 0) failed |= spill_run(w) != DATUM_OK;
+    }
+    if (rc == DATUM_OK && failed) rc = datum_ctx_code(ctx);
     if (rc == DATUM_OK) rc = write_archive(&im, &o);
     io->n_computed = pbn.n_computed;
     io->n_runs = im.n_runs;
     io->n_sitouts = im.n_sitouts;
+    for (size_t i = 0; i < im.n_workers; i++) worker_free(&im.workers[i]);
+    datum_free(im.workers);
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
     dict_free(&im.deals);
-    datum_free(im.rows);
-    datum_free(im.figures);
-    datum_free(im.order);
     datum_free(im.runs);
+    datum_free(parts);
     if (im.scratch_fd >= 0) close(im.scratch_fd);
     return rc;
 }
