@@ -124,8 +124,10 @@ static int import_bridge(const char *const *args, size_t n_args, const char *lis
         if (io->format == DATUM_FORMAT_PBN || io->n_computed > 0)
             printf(" (%llu scores computed, %llu warnings)", (unsigned long long)io->n_computed,
                    (unsigned long long)datum_ctx_warnings(ctx));
-        printf(" in %llu board fields, %u pairs, into %s\n", (unsigned long long)info.n_fields,
+        printf(" in %llu board fields, %u pairs, into %s", (unsigned long long)info.n_fields,
                info.n_pairs, out);
+        if (io->n_runs) printf(" (sorted in %llu runs)", (unsigned long long)io->n_runs);
+        printf("\n");
         datum_archive_close(&a);
     }
     datum_import_paths_free(paths, n_paths);

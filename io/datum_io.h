@@ -119,9 +119,11 @@ typedef struct {
     uint64_t n_computed;  /* out: PBN scores computed from contract and result */
     uint64_t n_runs;      /* out: sorted runs spilled to the scratch file (0: all in memory) */
     uint64_t n_sitouts;   /* out: sit-out rows skipped */
+    uint64_t split_bytes; /* a CSV file of at least this size is read by all the threads,
+                             in parts (0: the default, 32 MiB; tests use small ones) */
 } datum_import_options;
 
-#define DATUM_IMPORT_OPTIONS_INIT {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0}
+#define DATUM_IMPORT_OPTIONS_INIT {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0, 0}
 
 /* Imports the results of paths[0..n_paths), each in its own format (CSV,
  * USEBIO or PBN: io->format, or with DATUM_FORMAT_AUTO recognised by the

@@ -1222,7 +1222,7 @@ static io_row_source_open source_of(int format)
 }
 
 /* A CSV file of at least this many bytes is read by all the threads, in as
- * many parts. */
+ * many parts (datum_import_options.split_bytes). */
 #define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
 
 /* Counts the line feeds and quotes in bytes begin..end-1 of f. */
@@ -1262,13 +1262,13 @@ static int count_bytes(datum_ctx *ctx, const char *path, uint64_t begin, uint64_
  * line feeds before. A file with a quote anywhere is one part (a line feed
  * may be inside a quoted field), as is a small one. */
 static int split_csv(datum_ctx *ctx, uint32_t file, const char *path, uint64_t size, int threads,
-                     input_part *parts, size_t *n)
+                     uint64_t split_bytes, input_part *parts, size_t *n)
 {
     uint64_t cut[65], lines[64], quotes[64];
     int t = threads > 64 ? 64 : threads, rc = DATUM_OK;
     *n = 1;
     parts[0] = (input_part){file, DATUM_FORMAT_CSV, 0, 0, 1};
-    if (t < 2 || size < SPLIT_MIN_BYTES) return DATUM_OK;
+    if (t < 2 || size < split_bytes) return DATUM_OK;
     FILE *f = fopen(path, "rb");
     if (!f) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
     cut[0] = 0;
@@ -1299,8 +1299,8 @@ static int split_csv(datum_ctx *ctx, uint32_t file, const char *path, uint64_t s
 }
 
 /* The parts of the input: each file, the large CSV files cut in parts. */
-static int plan_parts(importer *im, size_t n_paths, int forced, int threads, input_part **out,
-                      size_t *n_out)
+static int plan_parts(importer *im, size_t n_paths, int forced, int threads, uint64_t split_bytes,
+                      input_part **out, size_t *n_out)
 {
     datum_ctx *ctx = im->ctx;
     input_part *parts = NULL;
@@ -1316,7 +1316,7 @@ static int plan_parts(importer *im, size_t n_paths, int forced, int threads, inp
         parts[n] = (input_part){(uint32_t)f, format, 0, 0, 1};
         if (format == DATUM_FORMAT_CSV && stat(im->paths[f], &st) == 0 && S_ISREG(st.st_mode))
             rc = split_csv(ctx, (uint32_t)f, im->paths[f], (uint64_t)st.st_size, threads,
-                           parts + n, &k);
+                           split_bytes, parts + n, &k);
         n += k;
     }
     *out = parts;
@@ -1435,7 +1435,8 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
         im.workers[i] = (worker){.im = &im, .run_cap = cap > UINT32_MAX ? UINT32_MAX : cap ? cap : 1,
                                  .last_event = UINT32_MAX, .last_section = UINT32_MAX};
     }
-    if (rc == DATUM_OK) rc = plan_parts(&im, n_paths, io->format, threads, &parts, &n_parts);
+    uint64_t split = io->split_bytes ? io->split_bytes : SPLIT_MIN_BYTES;
+    if (rc == DATUM_OK) rc = plan_parts(&im, n_paths, io->format, threads, split, &parts, &n_parts);
     if (rc == DATUM_OK) rc = read_parts(&im, parts, n_parts, &pbn);
     gather_workers(&im);
     if (rc == DATUM_OK && im.n_rows == 0)
