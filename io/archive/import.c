@@ -1452,6 +1452,12 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
         else if (w->n > 0) failed |= spill_run(w) != DATUM_OK;
     }
     if (rc == DATUM_OK && failed) rc = datum_ctx_code(ctx);
+    for (size_t i = 0; spilled && i < im.n_workers; i++) { /* the merge's buffers take their room */
+        worker *w = &im.workers[i];
+        datum_free(w->rows);
+        datum_free(w->order);
+        w->rows = NULL, w->order = NULL, w->rows_cap = 0;
+    }
     if (rc == DATUM_OK) rc = write_archive(&im, &o);
     io->n_computed = pbn.n_computed;
     io->n_runs = im.n_runs;
