@@ -1417,6 +1417,9 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     input_part *parts = NULL;
     size_t n_parts = 0;
     int threads = datum_ctx_threads(ctx);
+    /* HDF5 initialises itself on its first call, and crashes when that runs
+     * out of memory: called first, before the rows take the memory. */
+    io_h5_silence();
     int rc = io_write_options(ctx, opt, &o);
     im.memory = io->memory ? io->memory : DATUM_IMPORT_MEMORY_DEFAULT;
     if (rc == DATUM_OK && im.memory < DATUM_IMPORT_MEMORY_MIN)
