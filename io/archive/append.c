@@ -235,25 +235,27 @@ static int known_event(const state *s, uint32_t parts, const char *name)
     return 0;
 }
 
-static io_row_source_open opener(datum_input_format format)
+static io_row_source_open opener(int format)
 {
-    return format == DATUM_INPUT_PBN ? io_pbn_open
-           : format == DATUM_INPUT_USEBIO ? io_usebio_open
-                                          : io_csv_source_open;
+    return format == DATUM_FORMAT_PBN ? io_pbn_open
+           : format == DATUM_FORMAT_USEBIO ? io_usebio_open
+                                           : io_csv_source_open;
 }
 
 /* The refusal of an event already in the archive, at the first row of the
  * input (in the order of the files and their lines) that belongs to one. */
 static int refuse_known_event(datum_ctx *ctx, const char *archive, const state *s, uint32_t parts,
-                              datum_input_format format, const char *const *paths, size_t n_paths,
-                              const datum_pbn_options *po)
+                              const char *const *paths, size_t n_paths,
+                              const datum_import_options *io)
 {
-    datum_pbn_options again = po ? *po : (datum_pbn_options)DATUM_PBN_OPTIONS_INIT;
+    datum_pbn_options again = {io->strict, 0};
     int rc = DATUM_OK;
     for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++) {
         io_row_source src = {0};
         io_result_row row;
-        rc = opener(format)(ctx, paths[f], &again, &src);
+        int format = io->format;
+        if (format == DATUM_FORMAT_AUTO) rc = io_detect_format(ctx, paths[f], &format);
+        if (rc == DATUM_OK) rc = opener(format)(ctx, paths[f], &again, &src);
         while (rc == DATUM_OK && (rc = src.next(src.self, &row)) == 1) {
             rc = DATUM_OK;
             if (known_event(s, parts, row.event)) {
@@ -270,18 +272,6 @@ static int refuse_known_event(datum_ctx *ctx, const char *archive, const state *
     return rc < 0 ? rc
                   : datum_ctx_fail(ctx, DATUM_E_INPUT, "%s: the input has events already in it "
                                                        "(an append adds new events only)", archive);
-}
-
-/* The new rows into the segment at path, as an import writes an archive. */
-static int import_segment(datum_ctx *ctx, datum_input_format format, const char *const *paths,
-                          size_t n_paths, const char *path, datum_pbn_options *po,
-                          const datum_write_options *opt)
-{
-    switch (format) {
-    case DATUM_INPUT_PBN: return datum_import_pbn(ctx, paths, n_paths, path, po, opt);
-    case DATUM_INPUT_USEBIO: return datum_import_usebio(ctx, paths, n_paths, path, opt);
-    default: return datum_import_csv(ctx, paths, n_paths, path, opt);
-    }
 }
 
 /* Writes the new root (summary and manifest of the parts s lists) and
@@ -324,10 +314,12 @@ static char *parent_of(datum_ctx *ctx, const char *path)
     return p;
 }
 
-int datum_archive_append(datum_ctx *ctx, const char *archive_path, datum_input_format format,
-                         const char *const *paths, size_t n_paths, datum_pbn_options *po,
-                         const datum_write_options *opt, datum_append_info *info)
+int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *const *paths,
+                         size_t n_paths, datum_import_options *io, const datum_write_options *opt,
+                         datum_append_info *info)
 {
+    datum_import_options defaults = DATUM_IMPORT_OPTIONS_INIT;
+    if (!io) io = &defaults;
     state s = {0};
     char *dir = NULL, *segment = NULL, *base = NULL, *parent = NULL;
     char name[32];
@@ -354,12 +346,12 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, datum_input_f
             !(base = io_part_path(ctx, archive_path, BASE_NAME)))
             rc = DATUM_E_NOMEM;
     }
-    if (rc == DATUM_OK) rc = imported = import_segment(ctx, format, paths, n_paths, segment, po, opt);
+    if (rc == DATUM_OK) rc = imported = datum_import(ctx, paths, n_paths, segment, io, opt);
     if (rc >= 0) rc = state_add(ctx, &s, name);
     if (rc >= 0) rc = read_part(ctx, archive_path, segment, &s, old, 0);
     for (uint32_t e = 0; rc >= 0 && e < s.n_events[old]; e++)
         if (known_event(&s, old, s.events[old][e]))
-            rc = refuse_known_event(ctx, archive_path, &s, old, format, paths, n_paths, po);
+            rc = refuse_known_event(ctx, archive_path, &s, old, paths, n_paths, io);
     kill_point("segment-written");
     /* A version 1 archive becomes the base: a second name for the same file. */
     if (rc >= 0 && s.version == IO_ARCHIVE_FILE_VERSION) {

@@ -497,8 +497,10 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
 
 void datum_archive_writer_abort(datum_archive_writer **w)
 {
-    io_h5_silence(); /* this thread too: a caller may use several */
+    /* Nothing to do: HDF5 is not touched (its first use initialises the
+     * library, which crashes when that runs out of memory). */
     if (!w || !*w) return;
+    io_h5_silence(); /* this thread too: a caller may use several */
     writer_free(*w);
     *w = NULL;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Out of memory end to end: `datum generate`, `score -o`, `cross -o`, `rate` and `import --append`
+"""Out of memory end to end: `datum generate`, `score -o`, `cross -o`, `rate`, `export`, `import`
+(with the default memory budget, and with a small one that sorts in runs) and `import --append`
 run under address space limits (ulimit -v, RLIMIT_AS) from far too small to enough. Every run must end with exit 0
 and its outputs written, or with exit 1, a message saying "out of memory" and no output left
 behind: never a signal, never exit 2 (a damaged archive, a bad input), never a partial file.
@@ -31,9 +32,13 @@ def limited(limit):
     return set_limit
 
 
-def commands(archive):
+def commands(archive, rows):
     """Each command with the outputs it writes (relative names, in the run's own folder)."""
     return [
+        ("export", ["export", archive, "-o", "rows.csv", "--threads", "2"], ["rows.csv"]),
+        ("import", ["import", rows, "-o", "imp.h5", "--threads", "2"], ["imp.h5"]),
+        ("import in runs", ["import", rows, "-o", "imp.h5", "--memory", "1M", "--threads", "2"],
+         ["imp.h5"]),
         ("generate", ["generate", "-o", "gen.h5", "--clubs", "2", "--years", "1", "--threads", "2"],
          ["gen.h5"]),
         ("score", ["score", archive, "--datum", "nbb", "-o", "score.h5", "--threads", "2"],
@@ -120,10 +125,12 @@ def main():
     with open(base, "rb") as f:
         base_bytes = f.read()
     week_csv(os.path.join(top, "week.csv"))
+    rows = os.path.join(top, "rows.csv")
+    subprocess.run([datum, "export", archive, "-o", rows], check=True, capture_output=True)
     start = least_limit(datum)
     limits = [start + step for step in STEPS_MIB]
     problems, summary = [], [f"datum starts under {start} MiB"]
-    for name, cmd, outputs in commands(archive):
+    for name, cmd, outputs in commands(archive, rows):
         ok_from, refused = None, 0
         for mib in limits:
             folder = os.path.join(top, name.replace(" ", "-") + f"-{mib}")

@@ -17,8 +17,10 @@ int main(int argc, char **argv)
     if (argc >= 4 && strcmp(argv[1], "import") == 0) {
         rc = datum_import_csv(ctx, (const char *const *)argv + 3, (size_t)argc - 3, argv[2], NULL);
     } else if (argc >= 4 && strcmp(argv[1], "append") == 0) {
-        rc = datum_archive_append(ctx, argv[2], DATUM_INPUT_CSV, (const char *const *)argv + 3,
-                                  (size_t)argc - 3, NULL, NULL, NULL);
+        datum_import_options csv = DATUM_IMPORT_OPTIONS_INIT;
+        csv.format = DATUM_FORMAT_CSV;
+        rc = datum_archive_append(ctx, argv[2], (const char *const *)argv + 3, (size_t)argc - 3,
+                                  &csv, NULL, NULL);
     } else if (argc == 3 && strcmp(argv[1], "open") == 0) {
         rc = datum_archive_open(ctx, argv[2], &a);
         if (rc == DATUM_OK) {

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -50,6 +51,60 @@ static void test_import(void **state)
     remove("a.h5");
     write_big_csv("big.csv");
     alloc_loop_run(import, "big.csv", 2, ".");
+}
+
+/* Imports `user` in the least memory budget (runs spilled to the scratch
+ * file and merged), from its directory's listing, with a deal-free mix of
+ * formats recognised by content. */
+static int import_in_runs(datum_ctx *ctx, void *user)
+{
+    const char *args[] = {user};
+    char **paths = NULL;
+    size_t n = 0;
+    datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+    io.memory = DATUM_IMPORT_MEMORY_MIN;
+    int rc = datum_import_paths(ctx, args, 1, NULL, &paths, &n);
+    if (rc == DATUM_OK) rc = datum_import(ctx, (const char *const *)paths, n, "a.h5", &io, &kSmallChunks);
+    datum_import_paths_free(paths, n);
+    return rc;
+}
+
+/* Exports a.h5 as CSV, one event of it. */
+static int export_csv(datum_ctx *ctx, void *user)
+{
+    (void)user;
+    const char *events[] = {"E"};
+    datum_export_options eo = DATUM_EXPORT_OPTIONS_INIT;
+    eo.events = events;
+    eo.n_events = 1;
+    int rc = datum_export_csv(ctx, "a.h5", "e.csv", &eo);
+    remove("e.csv");
+    return rc;
+}
+
+/* 40 boards of 40 tables: about 190 KB of rows in memory, three times the
+ * least budget. */
+static void test_import_in_runs(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir("in", 0777), 0);
+    FILE *f = fopen("in/runs.csv", "w");
+    assert_non_null(f);
+    fputs("event,date,section,board,table,ns_pair,ew_pair,ns_score\n", f);
+    for (int b = 1; b <= 40; b++)
+        for (int t = 1; t <= 40; t++)
+            fprintf(f, "E,2024-03-02,A,%d,%d,N%d,W%d,%d\n", b, t, t, t, 10 * ((b * t) % 7) - 30);
+    assert_int_equal(fclose(f), 0);
+    alloc_loop_run(import_in_runs, "in", 1, ".");
+    alloc_loop_run(import_in_runs, "in", 2, ".");
+    datum_ctx *ctx = NULL;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(import_in_runs(ctx, "in"), DATUM_OK);
+    datum_ctx_free(&ctx);
+    alloc_loop_run(export_csv, NULL, 1, ".");
+    remove("a.h5");
+    remove("in/runs.csv");
+    rmdir("in");
 }
 
 /* Opens a.h5 and reads it, in chunks of one field. */
@@ -185,7 +240,7 @@ static int append_and_read(datum_ctx *ctx, void *user)
     datum_output *o = NULL;
     datum_chunk c;
     copy_file("big.h5", "ap.h5");
-    int rc = datum_archive_append(ctx, "ap.h5", DATUM_INPUT_CSV, paths, 1, NULL, &kSmallChunks, NULL);
+    int rc = datum_archive_append(ctx, "ap.h5", paths, 1, NULL, &kSmallChunks, NULL);
     if (rc == DATUM_OK) rc = datum_archive_open(ctx, "ap.h5", &a);
     if (rc == DATUM_OK) rc = datum_chunk_reader_create(ctx, a, DATUM_COL_ALL, 5, &r);
     while (rc == DATUM_OK && (rc = datum_chunk_reader_next(r, &c)) == DATUM_OK && c.n_fields) {}
@@ -227,8 +282,10 @@ static void test_append(void **state)
     assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
     assert_int_equal(datum_import_csv(ctx, big, 1, "big.h5", &kSmallChunks), DATUM_OK);
     assert_int_equal(datum_import_csv(ctx, big, 1, "m.h5", &kSmallChunks), DATUM_OK);
-    assert_int_equal(datum_archive_append(ctx, "m.h5", DATUM_INPUT_PBN, pbn, 1, NULL,
-                                          &kSmallChunks, NULL), DATUM_OK);
+    datum_import_options pbn_io = DATUM_IMPORT_OPTIONS_INIT;
+    pbn_io.format = DATUM_FORMAT_PBN;
+    assert_int_equal(datum_archive_append(ctx, "m.h5", pbn, 1, &pbn_io, &kSmallChunks, NULL),
+                     DATUM_OK);
     datum_ctx_free(&ctx);
     alloc_loop_run(append_and_read, NULL, 1, ".");
     alloc_loop_run(read_merged, NULL, 2, ".");
@@ -283,6 +340,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         tu_temp_dir_test(test_import),
+        tu_temp_dir_test(test_import_in_runs),
         tu_temp_dir_test(test_read_and_write),
         tu_temp_dir_test(test_append),
         tu_temp_dir_test(test_tarot),
