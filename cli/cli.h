@@ -67,6 +67,9 @@ typedef struct {
     const char *name; /* "--boards", for the message */
 } cli_bounded_int;
 int cli_set_bounded_int(cli_parser *p, const char *value, void *target);
+/* The date text (YYYY-MM-DD, datum_parse_date) of option into *day: 0, or
+ * -1 after a usage error naming option. */
+int cli_parse_day(cli_parser *p, const char *option, const char *text, int32_t *day);
 
 /* ------------------------------------------------------------------------ */
 /* The method options of scoring commands.                                  */
@@ -176,6 +179,7 @@ double cli_now(void);
 
 /* Commands. */
 int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_score(int argc, char **argv);
 int cmd_matchpoints(int argc, char **argv);

@@ -100,6 +100,15 @@ static int describe(datum_ctx *ctx, const char *path)
     datum_format_date(info.first_date, first);
     datum_format_date(info.last_date, last);
     printf("archive    %s (format %d)\n", path, info.format_version);
+    if (info.n_segments) {
+        uint64_t n;
+        printf("parts      the base and %u segment%s appended (format 2: docs/archive-format.md)\n",
+               info.n_segments, info.n_segments == 1 ? "" : "s");
+        for (uint32_t i = 0; i <= info.n_segments; i++) {
+            const char *part = datum_archive_part(a, i, &n);
+            printf("             %s: %llu results\n", part, (unsigned long long)n);
+        }
+    }
     printf("events     %u\n", info.n_events);
     for (uint32_t e = 0; e < info.n_events && e < 20; e++) printf("             %s\n", datum_archive_event(a, e));
     if (info.n_events > 20) printf("             ... and %u more\n", info.n_events - 20);

@@ -116,13 +116,6 @@ static int choice(const char *text, const char *const *names, int n)
     return -1;
 }
 
-static int parse_day(cli_parser *p, const char *option, const char *text, int32_t *day)
-{
-    if (datum_parse_date(text, strlen(text), DATUM_DATE_ISO, day) != DATUM_PARSE_OK)
-        return cli_usage_error(p, "%s takes a date YYYY-MM-DD, not '%s'", option, text);
-    return 0;
-}
-
 static int resolve(cli_parser *p, rate_job *job)
 {
     datum_rate_options *o = &job->opt;
@@ -136,9 +129,9 @@ static int resolve(cli_parser *p, rate_job *job)
                                    job->half_life);
         job->window.half_life = v;
     }
-    if (job->as_of && parse_day(p, "--as-of", job->as_of, &job->as_of_day)) return -1;
-    if (job->from && parse_day(p, "--from", job->from, &job->from_day)) return -1;
-    if (job->fit_until && parse_day(p, "--fit-until", job->fit_until, &job->fit_day)) return -1;
+    if (job->as_of && cli_parse_day(p, "--as-of", job->as_of, &job->as_of_day)) return -1;
+    if (job->from && cli_parse_day(p, "--from", job->from, &job->from_day)) return -1;
+    if (job->fit_until && cli_parse_day(p, "--fit-until", job->fit_until, &job->fit_day)) return -1;
     job->has_as_of = job->as_of != NULL;
     job->has_from = job->from != NULL;
     job->has_fit = job->fit_until != NULL;

@@ -87,6 +87,13 @@ int cli_set_bounded_int(cli_parser *p, const char *value, void *target)
     return 0;
 }
 
+int cli_parse_day(cli_parser *p, const char *option, const char *text, int32_t *day)
+{
+    if (datum_parse_date(text, strlen(text), DATUM_DATE_ISO, day) != DATUM_PARSE_OK)
+        return cli_usage_error(p, "%s takes a date YYYY-MM-DD, not '%s'", option, text);
+    return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Method options                                                           */
 

@@ -21,7 +21,9 @@
 extern "C" {
 #endif
 
-#define DATUM_ARCHIVE_FORMAT_VERSION 1
+/* The newest format version this datum reads: 1, one HDF5 file; 2, a base
+ * file and the segments appended to it (datum_archive_append). */
+#define DATUM_ARCHIVE_FORMAT_VERSION 2
 
 /* ------------------------------------------------------------------------ */
 /* Import                                                                   */
@@ -99,6 +101,131 @@ typedef struct {
 int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                      const char *out_path, datum_pbn_options *po, const datum_write_options *opt);
 
+/* ---- Any format, many files, bounded memory (io/archive/import.c) ------- */
+
+/* The formats of bridge results datum_import reads. */
+typedef enum {
+    DATUM_FORMAT_AUTO = 0, /* each file's own, recognised by its content */
+    DATUM_FORMAT_CSV = 1,
+    DATUM_FORMAT_USEBIO = 2,
+    DATUM_FORMAT_PBN = 3
+} datum_input_format;
+
+#define DATUM_IMPORT_MEMORY_DEFAULT ((size_t)1 << 30) /* 1 GiB */
+#define DATUM_IMPORT_MEMORY_MIN (64 * 1024)
+
+typedef struct {
+    datum_input_format format; /* DATUM_FORMAT_AUTO (default), or the format of every file */
+    size_t memory;        /* the budget of the rows held, bytes (0: the default, 1 GiB) */
+    int strict;           /* PBN: an impossible given score is an error (datum_pbn_options) */
+    uint64_t n_computed;  /* out: PBN scores computed from contract and result */
+    uint64_t n_runs;      /* out: sorted runs spilled to the scratch file (0: all in memory) */
+    uint64_t n_sitouts;   /* out: sit-out rows skipped */
+    uint64_t split_bytes; /* a CSV file of at least this size is read by all the threads,
+                             in parts (0: the default, 32 MiB; tests use small ones) */
+} datum_import_options;
+
+#define DATUM_IMPORT_OPTIONS_INIT {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0, 0}
+
+/* Imports the results of paths[0..n_paths), each in its own format (CSV,
+ * USEBIO or PBN: io->format, or with DATUM_FORMAT_AUTO recognised by the
+ * file's first bytes: `<` (an XML file, read as USEBIO), `[` or `%` (PBN),
+ * anything else CSV), into a new archive at out_path, with the checks,
+ * sit-outs, published figures and deal sets of datum_import_csv,
+ * datum_import_usebio and datum_import_pbn (which are this function with
+ * the format forced). io may be NULL (defaults).
+ *
+ * Memory: the rows are read into runs of at most io->memory bytes (about
+ * 120 bytes a row); a run that fills it is sorted and written to a scratch
+ * file beside out_path (OUT.import-XXXXXX, removed as soon as it is
+ * created, so nothing is left whatever happens), and the runs are merged
+ * into the archive, with read buffers of half the budget in all. Held
+ * besides: the dictionaries (names of events, sections, pairs, teams,
+ * matches and deals), the largest field and the archive writer's chunks.
+ * The archive is a function of the set of rows only: the same rows in any
+ * order, split into any files, with any budget give the same bytes.
+ *
+ * Returns DATUM_OK, DATUM_W_SCORE (PBN: a suspect score warned about), or
+ * the errors of datum_import_csv and the others, first of all the first bad
+ * row of the input ("FILE:LINE: column NAME: ...", a clash naming both
+ * lines); DATUM_E_ARG for a budget below DATUM_IMPORT_MEMORY_MIN, no input,
+ * an unknown format; DATUM_E_IO "cannot write ... (scratch file ...)". */
+int datum_import(datum_ctx *ctx, const char *const *paths, size_t n_paths, const char *out_path,
+                 datum_import_options *io, const datum_write_options *opt);
+
+/* The input files of an import named by args[0..n_args) and by the list file
+ * list (NULL: none; one path a line, empty lines and lines starting with #
+ * skipped, "-" is standard input), in that order: a file as it is; a
+ * directory stands for every regular file under it, recursively, in byte
+ * order of their paths, names starting with '.' skipped. *paths receives
+ * n malloc'd strings (free with datum_import_paths_free). DATUM_OK, or
+ * DATUM_E_IO "cannot read PATH: REASON" (a missing file, an unreadable
+ * directory or list), DATUM_E_INPUT "DIR: no files", DATUM_E_NOMEM. */
+int datum_import_paths(datum_ctx *ctx, const char *const *args, size_t n_args, const char *list,
+                       char ***paths, size_t *n);
+void datum_import_paths_free(char **paths, size_t n);
+
+/* ---- Export (io/archive/export.c) ---------------------------------------- */
+
+typedef struct {
+    const char *const *events; /* only the events of these names (n_events 0: all) */
+    size_t n_events;
+    int32_t from, to;          /* only the rows dated from..to (days since 1970-01-01) */
+    uint64_t n_rows;           /* out: the rows written */
+} datum_export_options;
+
+#define DATUM_EXPORT_OPTIONS_INIT {NULL, 0, INT32_MIN, INT32_MAX, 0}
+
+/* Writes the rows of the archive at archive_path (those of the events and
+ * dates opt selects; opt NULL: all) to csv_path as results CSV
+ * (formats.md "In: bridge results", docs/cli.md "datum export"), in the
+ * archive's order, streamed (memory does not grow with the archive):
+ * event,date,section,board,table,ns_pair,ew_pair,ns_score, then adjusted
+ * if the archive has it (ns_score empty on an adjusted row), then
+ * ns_team,ew_team,match if it has teams (three empty cells on a result
+ * outside any match). datum_import_csv of the file gives the same archive
+ * for an archive imported from CSV; what CSV does not carry (published
+ * figures, deal sets, the truth of a generated archive) is not written.
+ * The file is written to a temporary name and renamed on success ("-":
+ * standard output). Returns DATUM_OK, or (nothing left on disk) the errors
+ * of datum_archive_open and datum_chunk_reader_next, DATUM_E_INPUT
+ * "ARCHIVE: no event named \"NAME\"", DATUM_E_NOMEM, DATUM_E_IO "cannot write
+ * PATH: REASON". */
+int datum_export_csv(datum_ctx *ctx, const char *archive_path, const char *csv_path,
+                     datum_export_options *opt);
+
+/* ---- Appending (format version 2: docs/archive-format.md) ---------------- */
+
+/* What an append added. */
+typedef struct {
+    uint64_t n_results, n_fields; /* the new rows and board fields */
+    uint32_t n_events;            /* the new events */
+    uint32_t n_segments;          /* the archive's segments, this one included */
+} datum_append_info;
+
+/* Adds the events of the input files (read as datum_import reads them, with
+ * the options io, which may be NULL) to the existing archive
+ * at archive_path, which becomes (or stays) of format version 2: the new
+ * rows go, as an ordinary archive, into the segment ARCHIVE.d/segment-N.h5,
+ * then a new root file listing the parts (the manifest) replaces
+ * archive_path atomically; the files already there are never written (a
+ * version 1 archive is first linked as ARCHIVE.d/base.h5). A crash or a
+ * kill at any moment leaves the archive as it was or fully appended: files
+ * the manifest does not list are ignored, and removed by the next append.
+ * Every event of the input must be new: a row of an event already in the
+ * archive (hence any result that collides with one there) is DATUM_E_INPUT
+ * "FILE:LINE: column event: event \"E\" is already in ARCHIVE ...", and
+ * nothing changes. The cost grows with the new rows (and the archive's
+ * event names), not with its results. Two appends to one archive at once:
+ * the second fails (DATUM_E_IO "... another append ... is running").
+ * Returns the import's code (DATUM_OK, DATUM_W_SCORE from PBN) with *info
+ * filled (may be NULL), or a negative code recorded in ctx: the import's
+ * errors, DATUM_E_IO / DATUM_E_FORMAT opening the archive or writing its
+ * folder, DATUM_E_NOMEM. */
+int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *const *paths,
+                         size_t n_paths, datum_import_options *io, const datum_write_options *opt,
+                         datum_append_info *info);
+
 /* ------------------------------------------------------------------------ */
 /* Reading an archive                                                       */
 
@@ -125,9 +252,16 @@ typedef struct {
     int has_published_percent;     /* published_ns_percent, published_ew_percent (PBN) */
     int has_deal_sets;             /* /fields/deal_set: which sections of an event share a deal
                                       (PBN, USEBIO imports); 0: not recorded (CSV) */
+    uint32_t n_segments;           /* format version 2: the segments appended to the base */
 } datum_archive_info;
 
 void datum_archive_get_info(const datum_archive *a, datum_archive_info *info);
+
+/* The file of part i of the archive (0: the base, or the archive's only
+ * file; 1 .. n_segments: the segments in the order they were appended) and
+ * the results it holds into *n_results (may be NULL); NULL when i is out of
+ * range. Valid until the archive is closed. */
+const char *datum_archive_part(const datum_archive *a, uint32_t i, uint64_t *n_results);
 
 /* Dictionary entries (valid until the archive is closed). */
 const char *datum_archive_event(const datum_archive *a, uint32_t index);

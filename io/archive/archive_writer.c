@@ -488,7 +488,7 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
     io_archive_summary s = {w->n_results,        w->n_fields,        w->first_date,
                             w->last_date,        w->plan.has_adjusted, w->plan.has_teams,
                             w->plan.has_published, w->plan.has_published_percent};
-    if (rc == DATUM_OK && io_archive_write_summary(w->file, &s) < 0)
+    if (rc == DATUM_OK && io_archive_write_summary(w->file, &s, IO_ARCHIVE_FILE_VERSION) < 0)
         rc = io_failure(w, "attributes");
     if (rc == DATUM_OK) rc = io_h5_temp_commit(w->ctx, &w->file, &w->tmp, w->path);
     writer_free(w);
@@ -497,8 +497,10 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
 
 void datum_archive_writer_abort(datum_archive_writer **w)
 {
-    io_h5_silence(); /* this thread too: a caller may use several */
+    /* Nothing to do: HDF5 is not touched (its first use initialises the
+     * library, which crashes when that runs out of memory). */
     if (!w || !*w) return;
+    io_h5_silence(); /* this thread too: a caller may use several */
     writer_free(*w);
     *w = NULL;
 }

@@ -67,18 +67,25 @@ int io_check_format(datum_ctx *ctx, hid_t file, const char *path, const io_archi
                             format ? " (format \"" : "", format ? format : "", format ? "\")" : "");
     else if (rc == DATUM_OK && io_h5_get_int_attr(file, "format_version", &version) < 0)
         rc = io_damaged(ctx, path, kind, "no format_version attribute");
-    else if (rc == DATUM_OK && version != kind->version)
+    else if (rc == DATUM_OK && (version < 1 || version > kind->version))
         rc = datum_ctx_fail(ctx, DATUM_E_FORMAT,
                             "%s: %s format version %lld is not supported (this datum reads "
-                            "version %d)",
-                            path, kind->noun, (long long)version, kind->version);
+                            "version%s %d)",
+                            path, kind->noun, (long long)version, kind->version > 1 ? "s 1 to" : "",
+                            kind->version);
     datum_free(format);
     return rc;
 }
 
+int io_file_version(hid_t file)
+{
+    int64_t version;
+    return io_h5_get_int_attr(file, "format_version", &version) < 0 ? -1 : (int)version;
+}
+
 /* Copies n strings (NULL for "") into one block of bytes and an array of
  * pointers into it, the first of which is the block. */
-static int copy_strings(datum_ctx *ctx, char *const *s, uint64_t n, char ***out)
+int io_copy_strings(datum_ctx *ctx, char *const *s, uint64_t n, char ***out)
 {
     size_t bytes = 0;
     for (uint64_t i = 0; i < n; i++) bytes += (s[i] ? strlen(s[i]) : 0) + 1;
@@ -113,7 +120,7 @@ int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_
     else if (!(h5 = datum_calloc(ctx, n, sizeof *h5))) rc = DATUM_E_NOMEM;
     else if (io_h5_read_strings(ds, n, h5) < 0)
         rc = io_damaged(ctx, path, kind, "%s is not a readable string dataset", name);
-    if (rc == DATUM_OK) rc = copy_strings(ctx, h5, n, out);
+    if (rc == DATUM_OK) rc = io_copy_strings(ctx, h5, n, out);
     if (h5) io_h5_free_strings(n, h5);
     datum_free(h5);
     if (ds >= 0) H5Dclose(ds);

@@ -215,8 +215,13 @@ static hid_t create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, hsi
     hid_t dapl = chunk ? chunk_cache(chunk, type) : H5I_INVALID_HID, ds = H5I_INVALID_HID;
     int ok = space >= 0 && dcpl >= 0;
     if (ok && chunk) ok = H5Pset_chunk(dcpl, 1, &chunk) >= 0;
-    if (ok && chunk && opt->compress)
-        ok = H5Pset_shuffle(dcpl) >= 0 && H5Pset_deflate(dcpl, (unsigned)opt->deflate_level) >= 0;
+    /* Shuffling gathers the high bytes of integers, which deflate then
+     * squeezes; the bytes of floating-point figures (Neuberg's fractions,
+     * averages) share nothing across a plane, so deflate is faster and
+     * smaller on them unshuffled (docs/performance.md, "Writing outputs"). */
+    if (ok && chunk && opt->compress && H5Tget_class(type) != H5T_FLOAT)
+        ok = H5Pset_shuffle(dcpl) >= 0;
+    if (ok && chunk && opt->compress) ok = H5Pset_deflate(dcpl, (unsigned)opt->deflate_level) >= 0;
     if (ok)
         ds = H5Dcreate2(loc, d->path, type, space, H5P_DEFAULT, dcpl,
                         dapl >= 0 ? dapl : H5P_DEFAULT);

@@ -1,17 +1,29 @@
 /*
  * import.c - results into an archive (CSV, PBN and USEBIO: the text side's
- * row sources, io/text/): read and validate every row, give
- * the names dictionary indices in byte order and the rows the order (event,
- * section, board, table), so that the archive depends only on the set of
- * rows, never on their order in the files; then check the fields and hand
+ * row sources, io/text/), in bounded memory: read and validate every row
+ * into runs of at most the memory budget, give the names dictionary indices
+ * in byte order and the rows the order (event, section, board, table), so
+ * that the archive depends only on the set of rows, never on their order in
+ * the files nor on how they fell into runs; then check the fields and hand
  * them to the archive writer, with the exact value ranges (narrowest types).
+ *
+ * A run that fills the budget is sorted and spilled to a scratch file beside
+ * the output (unlinked as soon as it is created: nothing is left behind,
+ * even after a kill); the runs are merged at the end. Names get provisional
+ * ids as they come; a run is sorted by the ranks of the names known when it
+ * is spilled, which order its rows as the final ranks do (a subset of the
+ * names keeps its byte order), so the merge needs only the final ranks.
  */
 #include "io_internal.h"
 
+#include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Dictionaries: interned names, then renumbered in byte order              */
@@ -91,9 +103,11 @@ static int compare_named(const void *x, const void *y)
     return strcmp(((const named *)x)->name, ((const named *)y)->name); /* as unsigned bytes */
 }
 
-/* Fills d->sorted and d->rank. */
+/* Fills d->sorted and d->rank (again after new names). */
 static int dict_sort(datum_ctx *ctx, dict *d)
 {
+    datum_free(d->sorted);
+    datum_free(d->rank);
     named *order = datum_calloc(ctx, d->n, sizeof *order);
     d->sorted = datum_calloc(ctx, d->n, sizeof *d->sorted);
     d->rank = datum_calloc(ctx, d->n, sizeof *d->rank);
@@ -123,114 +137,196 @@ static void dict_free(dict *d)
 /* Rows                                                                     */
 
 #define NO_TEAM UINT32_MAX /* ns_team, ew_team and match of a result outside a teams match */
-#define NO_EXTRA UINT32_MAX /* a row without published figures or deal */
-#define NO_DEAL UINT32_MAX  /* a row whose deal is not known */
+#define NO_DEAL UINT32_MAX /* a row whose deal is not known */
 
+/* One result as the runs hold it (64 bytes): what the archive stores, its
+ * deal, and its place in the input for the messages. */
 typedef struct {
     uint32_t event, section, ns_pair, ew_pair; /* dictionary ids, then ranks */
     uint32_t ns_team, ew_team, match;          /* likewise, or NO_TEAM */
     int32_t board, table, ns_score, date;
     uint32_t file; /* index into the input paths */
-    uint8_t adjusted;
-    uint32_t extra; /* index into importer.extra, or NO_EXTRA */
     uint64_t line;
+    uint8_t adjusted;
+    uint8_t method; /* the published figures' datum_published_method */
+    uint32_t deal;  /* the deal's id in importer.deals, or NO_DEAL */
 } row;
 
-/* A row's published figures and its deal, kept beside the rows rather than
- * in them so that a row stays 64 bytes for the imports that have neither
- * (CSV). */
+/* A row's published figures, kept beside the rows of the runs that have
+ * some, so that a CSV import moves 64 bytes a row, not 96. */
 typedef struct {
-    double ns, ew;  /* published figures (NaN: none) */
-    uint8_t method; /* their datum_published_method */
+    double ns, ew;                 /* published figures (NaN: none) */
     double ns_percent, ew_percent; /* published percentages (NaN: none) */
-    uint32_t deal;  /* the deal's id in importer.deals, or NO_DEAL */
-} extra;
+} published;
 
+static const published kNoFigures = {NAN, NAN, NAN, NAN};
+
+/* Bytes a row may take while it is in memory: the row, its figures and the
+ * sort's keys and indices (two of each). */
+#define ROW_BYTES (sizeof(row) + sizeof(published) + 2 * (sizeof(uint64_t) + sizeof(uint32_t)))
+
+/* A sorted run in the scratch file: n records from byte offset, each a row
+ * followed, if has_figures, by its published figures; its names are the
+ * ids of worker `worker`'s dictionaries. */
 typedef struct {
+    uint64_t offset, n;
+    int has_figures;
+    size_t worker;
+} run_info;
+
+typedef struct importer importer;
+
+/* What one thread reads: its own dictionaries (provisional ids), its run,
+ * the value ranges and the counts of its rows. */
+typedef struct {
+    importer *im;
+    dict dict[IO_N_DICTS];
+    dict deals; /* the deal keys of the rows (interned, never sorted) */
+    int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
+    uint64_t n_sitouts, n_rows;
+    int32_t max_board, max_table, min_score, max_score, min_date, max_date;
+    /* The run being read: rows[0..n), and figures[0..n) once a row has some. */
+    row *rows;
+    published *figures;
+    size_t n, rows_cap, figures_cap, run_cap; /* run_cap: its share of the budget */
+    uint32_t *order; /* after sort_run: the run's rows in order */
+    uint32_t last_event, last_section; /* ids of the last row's names: rows come in events */
+    /* After all is read: each id's final rank (deals: its global id). */
+    uint32_t *final[IO_N_DICTS], *final_deal;
+} worker;
+
+struct importer {
     datum_ctx *ctx;
     const char *const *paths;
-    dict dict[IO_N_DICTS];
-    row *rows;
-    size_t n_rows, rows_cap;
-    uint64_t *offset; /* field f owns rows offset[f] .. offset[f+1]-1 */
-    size_t n_fields;
+    const char *out_path;
+    dict dict[IO_N_DICTS]; /* every worker's names, sorted at the end */
+    dict deals;
+    worker *workers;
+    size_t n_workers;
     int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
-    extra *extra; /* in input order */
-    size_t n_extra, extra_cap;
-    dict deals;         /* the deal keys of the rows (interned, never sorted) */
-    uint32_t *deal_set; /* has_deals: per field, its /fields/deal_set */
-    uint64_t n_sitouts; /* rows the sources skipped */
-} importer;
+    uint64_t n_sitouts, n_rows;
+    int32_t max_board, max_table, min_score, max_score, min_date, max_date;
+    /* The scratch file and the runs spilled to it (under the critical section
+     * import_scratch when the workers run in parallel). */
+    int scratch_fd;
+    uint64_t scratch_len;
+    run_info *runs;
+    size_t n_runs, runs_cap;
+    size_t memory; /* the budget, bytes */
+};
 
-/* Keeps the published figures and the deal of row r, read from a source
- * that has some (src). */
-static int keep_extra(importer *im, const io_row_source *src, row *r, const io_result_row *in)
+static void note_ranges(worker *im, const row *r)
 {
-    extra x = {NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN, NO_DEAL};
-    if (im->n_extra == NO_EXTRA)
-        return datum_ctx_fail(im->ctx, DATUM_E_INPUT, "more than 2^32-1 results with published "
-                                                      "figures or deals");
-    int rc = datum_reserve(im->ctx, &im->extra, &im->extra_cap, im->n_extra + 1,
-                        sizeof *im->extra);
-    if (rc != DATUM_OK) return rc;
-    if (src->has_published) {
-        x.ns = in->published_ns;
-        x.ew = in->published_ew;
-        x.method = in->published_method;
+    if (im->n_rows == 0) {
+        im->max_board = r->board;
+        im->max_table = r->table;
+        im->min_score = im->max_score = r->ns_score;
+        im->min_date = im->max_date = r->date;
     }
-    if (src->has_published_percent) {
-        x.ns_percent = in->published_ns_percent;
-        x.ew_percent = in->published_ew_percent;
+    if (r->board > im->max_board) im->max_board = r->board;
+    if (r->table > im->max_table) im->max_table = r->table;
+    if (r->ns_score < im->min_score) im->min_score = r->ns_score;
+    if (r->ns_score > im->max_score) im->max_score = r->ns_score;
+    if (r->date < im->min_date) im->min_date = r->date;
+    if (r->date > im->max_date) im->max_date = r->date;
+}
+
+/* The id of a name that is usually the previous row's (events and sections
+ * come in blocks): compared first, hashed only when it changed. */
+static int intern_repeated(worker *im, dict *d, const char *s, uint32_t *last, uint32_t *id)
+{
+    if (*last < d->n && strcmp(d->bytes + d->start[*last], s) == 0) {
+        *id = *last;
+        return DATUM_OK;
     }
-    if (src->has_deals && in->deal &&
-        (rc = dict_intern(im->ctx, &im->deals, in->deal, &x.deal)) != DATUM_OK)
+    int rc = dict_intern(im->im->ctx, d, s, id);
+    if (rc == DATUM_OK) *last = *id;
+    return rc;
+}
+
+static int spill_run(worker *w);
+
+/* Adds a row read from src to the run, spilling the run first when it is
+ * full. */
+static int add_row(worker *im, const io_row_source *src, uint32_t file, const io_result_row *in)
+{
+    datum_ctx *ctx = im->im->ctx;
+    dict *d = im->dict;
+    int rc = DATUM_OK;
+    if (im->run_cap == 0) return DATUM_OK; /* reading again for the error only */
+    if (im->n == im->run_cap && (rc = spill_run(im)) != DATUM_OK) return rc;
+    if ((rc = datum_reserve(ctx, &im->rows, &im->rows_cap, im->n + 1, sizeof *im->rows)) != DATUM_OK)
         return rc;
-    im->extra[im->n_extra] = x;
-    r->extra = (uint32_t)im->n_extra++;
+    row *r = &im->rows[im->n];
+    if ((rc = intern_repeated(im, &d[IO_D_EVENTS], in->event, &im->last_event, &r->event)) != DATUM_OK ||
+        (rc = intern_repeated(im, &d[IO_D_SECTIONS], in->section, &im->last_section,
+                              &r->section)) != DATUM_OK ||
+        (rc = dict_intern(ctx, &d[IO_D_PAIRS], in->ns_pair, &r->ns_pair)) != DATUM_OK ||
+        (rc = dict_intern(ctx, &d[IO_D_PAIRS], in->ew_pair, &r->ew_pair)) != DATUM_OK)
+        return rc;
+    r->ns_team = r->ew_team = r->match = NO_TEAM;
+    if (in->match &&
+        ((rc = dict_intern(ctx, &d[IO_D_TEAMS], in->ns_team, &r->ns_team)) != DATUM_OK ||
+         (rc = dict_intern(ctx, &d[IO_D_TEAMS], in->ew_team, &r->ew_team)) != DATUM_OK ||
+         (rc = dict_intern(ctx, &d[IO_D_MATCHES], in->match, &r->match)) != DATUM_OK))
+        return rc;
+    r->board = in->board;
+    r->table = in->table;
+    r->ns_score = in->ns_score;
+    r->date = in->date;
+    r->adjusted = in->adjusted;
+    r->file = file;
+    r->line = in->line;
+    r->method = src->has_published ? in->published_method : DATUM_PUBLISHED_NONE;
+    r->deal = NO_DEAL;
+    if (src->has_deals && in->deal &&
+        (rc = dict_intern(ctx, &im->deals, in->deal, &r->deal)) != DATUM_OK)
+        return rc;
+    if (src->has_published || src->has_published_percent || im->figures) {
+        /* The first row with figures gives the run its column; the rows
+         * before it had none. */
+        size_t had = im->figures ? im->n : 0;
+        rc = datum_reserve(ctx, &im->figures, &im->figures_cap, im->n + 1, sizeof *im->figures);
+        if (rc != DATUM_OK) return rc;
+        for (size_t i = had; i < im->n; i++) im->figures[i] = kNoFigures;
+        published p = kNoFigures;
+        if (src->has_published) p.ns = in->published_ns, p.ew = in->published_ew;
+        if (src->has_published_percent)
+            p.ns_percent = in->published_ns_percent, p.ew_percent = in->published_ew_percent;
+        im->figures[im->n] = p;
+    }
+    note_ranges(im, r);
+    im->n++;
+    im->n_rows++;
     return DATUM_OK;
 }
 
-static int read_file(importer *im, uint32_t file, io_row_source_open open, void *arg)
+/* A part of the input: a file, or bytes begin..end-1 of a large CSV file
+ * (starting at line `line`), which several threads read at once. */
+typedef struct {
+    uint32_t file;
+    int format;
+    uint64_t begin, end, line; /* end 0: the whole file */
+} input_part;
+
+static io_row_source_open source_of(int format);
+
+/* Reads a part of the input into the worker's runs. */
+static int read_part(worker *w, const input_part *part, void *pbn)
 {
+    datum_ctx *ctx = w->im->ctx;
     io_row_source src = {0};
     io_result_row in;
-    int rc = open(im->ctx, im->paths[file], arg, &src);
-    if (rc == DATUM_OK && src.has_adjusted) im->has_adjusted = 1;
-    if (rc == DATUM_OK && src.has_teams) im->has_teams = 1;
-    if (rc == DATUM_OK && src.has_published) im->has_published = 1;
-    if (rc == DATUM_OK && src.has_published_percent) im->has_published_percent = 1;
-    if (rc == DATUM_OK && src.has_deals) im->has_deals = 1;
-    while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) {
-        dict *d = im->dict;
-        rc = datum_reserve(im->ctx, &im->rows, &im->rows_cap, im->n_rows + 1, sizeof *im->rows);
-        if (rc != DATUM_OK) break;
-        row *r = &im->rows[im->n_rows];
-        if ((rc = dict_intern(im->ctx, &d[IO_D_EVENTS], in.event, &r->event)) != DATUM_OK ||
-            (rc = dict_intern(im->ctx, &d[IO_D_SECTIONS], in.section, &r->section)) != DATUM_OK ||
-            (rc = dict_intern(im->ctx, &d[IO_D_PAIRS], in.ns_pair, &r->ns_pair)) != DATUM_OK ||
-            (rc = dict_intern(im->ctx, &d[IO_D_PAIRS], in.ew_pair, &r->ew_pair)) != DATUM_OK)
-            break;
-        r->ns_team = r->ew_team = r->match = NO_TEAM;
-        if (in.match &&
-            ((rc = dict_intern(im->ctx, &d[IO_D_TEAMS], in.ns_team, &r->ns_team)) != DATUM_OK ||
-             (rc = dict_intern(im->ctx, &d[IO_D_TEAMS], in.ew_team, &r->ew_team)) != DATUM_OK ||
-             (rc = dict_intern(im->ctx, &d[IO_D_MATCHES], in.match, &r->match)) != DATUM_OK))
-            break;
-        r->board = in.board;
-        r->table = in.table;
-        r->ns_score = in.ns_score;
-        r->date = in.date;
-        r->adjusted = in.adjusted;
-        r->file = file;
-        r->line = in.line;
-        r->extra = NO_EXTRA;
-        if ((src.has_published || src.has_published_percent || src.has_deals) &&
-            (rc = keep_extra(im, &src, r, &in)) != DATUM_OK)
-            break;
-        im->n_rows++;
-        rc = DATUM_OK;
-    }
-    if (rc == DATUM_OK && src.n_sitouts) im->n_sitouts += *src.n_sitouts;
+    int rc = source_of(part->format)(ctx, w->im->paths[part->file],
+                                     part->format == DATUM_FORMAT_PBN ? pbn : NULL, &src);
+    if (rc == DATUM_OK && part->end) rc = io_results_range(src.self, part->begin, part->end, part->line);
+    if (rc == DATUM_OK && src.has_adjusted) w->has_adjusted = 1;
+    if (rc == DATUM_OK && src.has_teams) w->has_teams = 1;
+    if (rc == DATUM_OK && src.has_published) w->has_published = 1;
+    if (rc == DATUM_OK && src.has_published_percent) w->has_published_percent = 1;
+    if (rc == DATUM_OK && src.has_deals) w->has_deals = 1;
+    while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) rc = add_row(w, &src, part->file, &in);
+    if (rc == DATUM_OK && src.n_sitouts) w->n_sitouts += *src.n_sitouts;
     if (src.close) src.close(src.self);
     return rc;
 }
@@ -247,7 +343,7 @@ static void csv_close(void *self)
     io_results_close(&r);
 }
 
-static int csv_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
+int io_csv_source_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src)
 {
     io_results_reader *r = NULL;
     (void)arg;
@@ -273,42 +369,304 @@ static int compare_place(const row *a, const row *b)
     return c ? c : CMP(a->line, b->line);
 }
 
-/* (event, section, board, table), then the place in the input: a total
- * order, in which the first of two clashing rows comes first in the input. */
-static int compare_rows(const void *x, const void *y)
+/* Board, table, then the place in the input. */
+static int compare_tail(const row *a, const row *b)
 {
-    const row *a = x, *b = y;
-    int c = CMP(a->event, b->event);
-    if (!c) c = CMP(a->section, b->section);
-    if (!c) c = CMP(a->board, b->board);
+    int c = CMP(a->board, b->board);
     if (!c) c = CMP(a->table, b->table);
     return c ? c : compare_place(a, b);
 }
 
-static int sort_rows(importer *im)
+/* (event, section, board, table) by the ranks given, then the place in the
+ * input: a total order, in which the first of two clashing rows comes first
+ * in the input. */
+static int compare_ranked(const row *a, const row *b, const uint32_t *event_rank,
+                          const uint32_t *section_rank)
 {
-    for (int k = 0; k < IO_N_DICTS; k++) {
-        int rc = dict_sort(im->ctx, &im->dict[k]);
-        if (rc != DATUM_OK) return rc;
+    int c = CMP(event_rank[a->event], event_rank[b->event]);
+    if (!c) c = CMP(section_rank[a->section], section_rank[b->section]);
+    return c ? c : compare_tail(a, b);
+}
+
+/* The same order for rows whose names are ranked already. */
+static int compare_rows(const row *a, const row *b)
+{
+    int c = CMP(a->event, b->event);
+    if (!c) c = CMP(a->section, b->section);
+    return c ? c : compare_tail(a, b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sorting a run                                                            */
+
+static int bits_for(uint64_t v)
+{
+    int b = 0;
+    while (v >> b) b++;
+    return b;
+}
+
+/* Sorts key[0..n) with idx alongside, least significant byte first, stable;
+ * key2 and idx2 are scratch of n. Bytes where every key agrees are skipped.
+ * Returns 1 if the result is in key2/idx2, 0 if in key/idx. */
+static int radix_sort(uint64_t *key, uint32_t *idx, uint64_t *key2, uint32_t *idx2, size_t n,
+                      int bits)
+{
+    int swapped = 0;
+    for (int shift = 0; shift < bits; shift += 8) {
+        size_t count[256] = {0};
+        for (size_t i = 0; i < n; i++) count[(key[i] >> shift) & 255]++;
+        if (count[(key[0] >> shift) & 255] == n) continue;
+        size_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t to = count[(key[i] >> shift) & 255]++;
+            key2[to] = key[i];
+            idx2[to] = idx[i];
+        }
+        uint64_t *k = key; key = key2; key2 = k;
+        uint32_t *x = idx; idx = idx2; idx2 = x;
+        swapped ^= 1;
     }
-    const uint32_t *event = im->dict[IO_D_EVENTS].rank, *section = im->dict[IO_D_SECTIONS].rank,
-                   *pair = im->dict[IO_D_PAIRS].rank, *team = im->dict[IO_D_TEAMS].rank,
-                   *match = im->dict[IO_D_MATCHES].rank;
-    for (size_t i = 0; i < im->n_rows; i++) {
-        row *r = &im->rows[i];
-        r->event = event[r->event];
-        r->section = section[r->section];
-        r->ns_pair = pair[r->ns_pair];
-        r->ew_pair = pair[r->ew_pair];
-        if (r->match != NO_TEAM) {
-            r->ns_team = team[r->ns_team];
-            r->ew_team = team[r->ew_team];
-            r->match = match[r->match];
+    return swapped;
+}
+
+/* For qsort of the run's order when the key does not fit 64 bits. */
+static _Thread_local const worker *g_sorting; /* set by sort_run for qsort */
+static _Thread_local const uint32_t *g_event_rank, *g_section_rank;
+
+static int compare_order(const void *x, const void *y)
+{
+    const row *rows = g_sorting->rows;
+    return compare_ranked(&rows[*(const uint32_t *)x], &rows[*(const uint32_t *)y], g_event_rank,
+                          g_section_rank);
+}
+
+/* im->order = the run's rows in the order (event, section, board, table,
+ * place in the input), the events and sections ranked among the names known
+ * now. A radix sort on one 64-bit key when the four fit (always in
+ * practice), rows of equal keys (a clash, reported later) then put in input
+ * order; else a comparison sort. */
+static int sort_run(worker *im)
+{
+    datum_ctx *ctx = im->im->ctx;
+    size_t n = im->n;
+    int rc = dict_sort(ctx, &im->dict[IO_D_EVENTS]);
+    if (rc == DATUM_OK) rc = dict_sort(ctx, &im->dict[IO_D_SECTIONS]);
+    if (rc != DATUM_OK) return rc;
+    const uint32_t *er = im->dict[IO_D_EVENTS].rank, *sr = im->dict[IO_D_SECTIONS].rank;
+    datum_free(im->order);
+    im->order = datum_malloc(ctx, n + 1, sizeof *im->order);
+    if (!im->order) return DATUM_E_NOMEM;
+    for (size_t i = 0; i < n; i++) im->order[i] = (uint32_t)i;
+    int32_t max_board = 1, max_table = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (im->rows[i].board > max_board) max_board = im->rows[i].board;
+        if (im->rows[i].table > max_table) max_table = im->rows[i].table;
+    }
+    int eb = bits_for(im->dict[IO_D_EVENTS].n), sb = bits_for(im->dict[IO_D_SECTIONS].n),
+        bb = bits_for((uint64_t)max_board), tb = bits_for((uint64_t)max_table);
+    if (eb + sb + bb + tb > 64) {
+        g_sorting = im, g_event_rank = er, g_section_rank = sr;
+        qsort(im->order, n, sizeof *im->order, compare_order);
+        return DATUM_OK;
+    }
+    uint64_t *key = datum_malloc(ctx, 2 * n + 2, sizeof *key);
+    uint32_t *idx2 = datum_malloc(ctx, n + 1, sizeof *idx2);
+    if (!key || !idx2) rc = DATUM_E_NOMEM;
+    for (size_t i = 0; rc == DATUM_OK && i < n; i++) {
+        const row *r = &im->rows[i];
+        key[i] = ((((uint64_t)er[r->event] << sb | sr[r->section]) << bb | (uint64_t)r->board)
+                  << tb) |
+                 (uint64_t)r->table;
+    }
+    if (rc == DATUM_OK && n > 0) {
+        uint64_t *k = key;
+        if (radix_sort(key, im->order, key + n + 1, idx2, n, eb + sb + bb + tb)) {
+            memcpy(im->order, idx2, n * sizeof *idx2);
+            k = key + n + 1;
+        }
+        /* Equal keys: a clash, in input order for its message. */
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i + 1; j < n && k[j] == k[i];) j++;
+            if (j - i > 1) {
+                g_sorting = im, g_event_rank = er, g_section_rank = sr;
+                qsort(im->order + i, j - i, sizeof *im->order, compare_order);
+            }
         }
     }
-    qsort(im->rows, im->n_rows, sizeof *im->rows, compare_rows);
+    datum_free(key);
+    datum_free(idx2);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The scratch file                                                         */
+
+/* Opens the scratch file beside the output, OUT.import-XXXXXX, and unlinks
+ * it at once: it is gone when the import ends, however it ends. */
+static int scratch_open(importer *im)
+{
+    size_t len = strlen(im->out_path);
+    char *path = datum_malloc(im->ctx, len + 16, 1);
+    if (!path) return DATUM_E_NOMEM;
+    snprintf(path, len + 16, "%s.import-XXXXXX", im->out_path);
+    im->scratch_fd = mkstemp(path);
+    int rc = im->scratch_fd < 0 ? io_fail_errno(im->ctx, DATUM_E_IO, errno,
+                                                "cannot write %s (scratch file for the import)", path)
+                                : DATUM_OK;
+    if (rc == DATUM_OK) unlink(path);
+    datum_free(path);
+    return rc;
+}
+
+/* Writes buf[0..len) at byte `at` of the scratch file. */
+static int scratch_write(importer *im, uint64_t at, const void *buf, size_t len)
+{
+    const unsigned char *p = buf;
+    while (len > 0) {
+        ssize_t k = pwrite(im->scratch_fd, p, len, (off_t)at);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0)
+            return io_fail_errno(im->ctx, DATUM_E_IO, k < 0 ? errno : ENOSPC,
+                                 "cannot write the import's scratch file beside %s", im->out_path);
+        p += k;
+        at += (uint64_t)k;
+        len -= (size_t)k;
+    }
     return DATUM_OK;
 }
+
+/* Sorts the worker's run and writes it to the scratch file as a new run;
+ * the run is empty after. */
+static int spill_run(worker *w)
+{
+    enum { SPILL_BUFFER = 1 << 20 };
+    importer *im = w->im;
+    int has_figures = w->figures != NULL;
+    size_t record = sizeof(row) + (has_figures ? sizeof(published) : 0);
+    uint64_t at = 0;
+    int rc = sort_run(w);
+#pragma omp critical(import_scratch)
+    {
+        if (rc == DATUM_OK && im->scratch_fd < 0) rc = scratch_open(im);
+        if (rc == DATUM_OK)
+            rc = datum_reserve(im->ctx, &im->runs, &im->runs_cap, im->n_runs + 1, sizeof *im->runs);
+        if (rc == DATUM_OK) {
+            at = im->scratch_len;
+            im->scratch_len += (uint64_t)w->n * record;
+            im->runs[im->n_runs++] = (run_info){at, w->n, has_figures, (size_t)(w - im->workers)};
+        }
+    }
+    unsigned char *buf = rc == DATUM_OK ? datum_malloc(im->ctx, SPILL_BUFFER, 1) : NULL;
+    if (rc == DATUM_OK && !buf) rc = DATUM_E_NOMEM;
+    size_t fill = 0;
+    for (size_t i = 0; rc == DATUM_OK && i < w->n; i++) {
+        if (fill + record > SPILL_BUFFER) {
+            rc = scratch_write(im, at, buf, fill);
+            at += fill;
+            fill = 0;
+        }
+        memcpy(buf + fill, &w->rows[w->order[i]], sizeof(row));
+        if (has_figures) memcpy(buf + fill + sizeof(row), &w->figures[w->order[i]], sizeof(published));
+        fill += record;
+    }
+    if (rc == DATUM_OK) rc = scratch_write(im, at, buf, fill);
+    datum_free(buf);
+    if (rc != DATUM_OK) return rc;
+    w->n = 0;
+    datum_free(w->figures);
+    w->figures = NULL;
+    w->figures_cap = 0;
+    return DATUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Merging the runs                                                         */
+
+/* Reads one run in order: from memory (a worker's run, never spilled) or
+ * from the scratch file through a buffer. */
+typedef struct {
+    const importer *im;
+    const worker *w; /* whose names the run's rows hold */
+    /* in memory */
+    const uint32_t *order;
+    /* in the scratch file */
+    run_info run;
+    unsigned char *buf;
+    size_t buf_records, in_buf, pos;
+    uint64_t next; /* records read from the file so far */
+    /* both */
+    uint64_t done, n;
+    row current; /* its names ranked (ranked()) */
+    published figures;
+} cursor;
+
+/* Row r of worker w, its names given their final ranks (its deal, its
+ * global id). */
+static row ranked(const worker *w, const row *r)
+{
+    row x = *r;
+    x.event = w->final[IO_D_EVENTS][r->event];
+    x.section = w->final[IO_D_SECTIONS][r->section];
+    x.ns_pair = w->final[IO_D_PAIRS][r->ns_pair];
+    x.ew_pair = w->final[IO_D_PAIRS][r->ew_pair];
+    if (r->match != NO_TEAM) {
+        x.ns_team = w->final[IO_D_TEAMS][r->ns_team];
+        x.ew_team = w->final[IO_D_TEAMS][r->ew_team];
+        x.match = w->final[IO_D_MATCHES][r->match];
+    }
+    if (r->deal != NO_DEAL) x.deal = w->final_deal[r->deal];
+    return x;
+}
+
+/* Loads the cursor's current row (number `done`); 0 at the end, 1, or an
+ * error. */
+static int cursor_load(cursor *c)
+{
+    const importer *im = c->im;
+    const worker *w = c->w;
+    if (c->done == c->n) return 0;
+    if (c->order) {
+        c->current = ranked(w, &w->rows[c->order[c->done]]);
+        c->figures = w->figures ? w->figures[c->order[c->done]] : kNoFigures;
+        return 1;
+    }
+    size_t record = sizeof(row) + (c->run.has_figures ? sizeof(published) : 0);
+    if (c->pos == c->in_buf) {
+        uint64_t left = c->run.n - c->next;
+        size_t k = left < c->buf_records ? (size_t)left : c->buf_records;
+        size_t want = k * record, got = 0;
+        off_t at = (off_t)(c->run.offset + c->next * record);
+        while (got < want) {
+            ssize_t r = pread(im->scratch_fd, c->buf + got, want - got, at + (off_t)got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0)
+                return io_fail_errno(im->ctx, DATUM_E_IO, r < 0 ? errno : EIO,
+                                     "cannot read the import's scratch file beside %s",
+                                     im->out_path);
+            got += (size_t)r;
+        }
+        c->next += k;
+        c->in_buf = k;
+        c->pos = 0;
+    }
+    const unsigned char *p = c->buf + c->pos * record;
+    row r;
+    memcpy(&r, p, sizeof(row));
+    c->current = ranked(w, &r);
+    if (c->run.has_figures) memcpy(&c->figures, p + sizeof(row), sizeof(published));
+    else c->figures = kNoFigures;
+    c->pos++;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fields: checked, their deal sets found, batched to the writer             */
 
 /* `event "E" section "S" board B` of a row, for messages. */
 static const char *field_name(const importer *im, const row *r, char *buf, size_t size)
@@ -435,107 +793,6 @@ static int check_teams(const importer *im, const row *rows, size_t n, seat *seat
     return DATUM_OK;
 }
 
-/* Finds the fields of the sorted rows and checks each. */
-static int check_fields(importer *im)
-{
-    seat *seats = NULL;
-    size_t seats_cap = 0;
-    int rc = DATUM_OK;
-    if (!(im->offset = datum_calloc(im->ctx, im->n_rows + 1, sizeof *im->offset))) rc = DATUM_E_NOMEM;
-    for (size_t begin = 0, end; rc == DATUM_OK && begin < im->n_rows; begin = end) {
-        const row *field = im->rows + begin;
-        for (end = begin + 1; end < im->n_rows && same_field(field, &im->rows[end]);) end++;
-        im->offset[im->n_fields++] = begin;
-        rc = check_tables(im, field, end - begin);
-        if (rc == DATUM_OK)
-            rc = datum_reserve(im->ctx, &seats, &seats_cap, 2 * (end - begin), sizeof *seats);
-        if (rc == DATUM_OK) rc = check_pairs(im, field, end - begin, seats);
-        if (rc == DATUM_OK) rc = check_teams(im, field, end - begin, seats);
-    }
-    if (rc == DATUM_OK) im->offset[im->n_fields] = im->n_rows;
-    datum_free(seats);
-    return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Deal sets: which fields of an event played the same deal                 */
-
-/* A field's place among the fields of its event that played its board. */
-typedef struct {
-    uint32_t event;
-    int32_t board;
-    uint32_t deal; /* its rows' deal id, or NO_DEAL */
-    uint32_t section;
-    size_t field;
-} deal_key;
-
-static int compare_deal_keys(const void *x, const void *y)
-{
-    const deal_key *a = x, *b = y;
-    int c = CMP(a->event, b->event);
-    if (!c) c = CMP(a->board, b->board);
-    if (!c) c = CMP(a->deal, b->deal);
-    return c ? c : CMP(a->section, b->section);
-}
-
-static uint32_t deal_of(const importer *im, const row *r)
-{
-    return r->extra == NO_EXTRA ? NO_DEAL : im->extra[r->extra].deal;
-}
-
-/* The deal of field f: that of its rows whose deal is known, which must all
- * agree (NO_DEAL when none is known). */
-static int field_deal(const importer *im, size_t f, uint32_t *deal)
-{
-    const row *first = NULL;
-    char name[512];
-    *deal = NO_DEAL;
-    for (uint64_t i = im->offset[f]; i < im->offset[f + 1]; i++) {
-        const row *r = &im->rows[i];
-        uint32_t d = deal_of(im, r);
-        if (d == NO_DEAL || d == *deal) continue;
-        if (first)
-            return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
-                                  "%s:%llu: %s was played with another deal at %s:%llu",
-                                  im->paths[r->file], (unsigned long long)r->line,
-                                  field_name(im, r, name, sizeof name), im->paths[first->file],
-                                  (unsigned long long)first->line);
-        *deal = d;
-        first = r;
-    }
-    return DATUM_OK;
-}
-
-/* /fields/deal_set: the first section (in dictionary order) of the field's
- * event that played the same deal on its board; the fields whose deal is
- * not known count as one more deal of the board. A function of the set of
- * rows only, whatever the ids of the deals. */
-static int find_deal_sets(importer *im)
-{
-    deal_key *key = datum_calloc(im->ctx, im->n_fields + 1, sizeof *key);
-    im->deal_set = datum_calloc(im->ctx, im->n_fields + 1, sizeof *im->deal_set);
-    int rc = key && im->deal_set ? DATUM_OK : DATUM_E_NOMEM;
-    for (size_t f = 0; f < im->n_fields && rc == DATUM_OK; f++) {
-        const row *first = &im->rows[im->offset[f]];
-        key[f] = (deal_key){first->event, first->board, NO_DEAL, first->section, f};
-        rc = field_deal(im, f, &key[f].deal);
-    }
-    if (rc == DATUM_OK) qsort(key, im->n_fields, sizeof *key, compare_deal_keys);
-    for (size_t i = 0, run = 0; rc == DATUM_OK && i < im->n_fields; i++) {
-        if (key[i].event != key[run].event || key[i].board != key[run].board ||
-            key[i].deal != key[run].deal)
-            run = i;
-        im->deal_set[key[i].field] = key[run].section;
-    }
-    datum_free(key);
-    return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Writing: whole fields, in batches, to the archive writer                  */
-
-enum { BATCH_ROWS = 1 << 16 };
-
 /* A batch of whole fields in the layout of datum_chunk. */
 typedef struct {
     uint64_t *offset;
@@ -572,43 +829,106 @@ static void batch_free(batch *b)
                    b->published_ns, b->published_ew, b->published_ns_percent,
                    b->published_ew_percent};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++) datum_free(all[k]);
+    memset(b, 0, sizeof *b);
 }
 
-/* Fields f0..f1-1 as a chunk for the writer. */
-static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum_chunk *c)
+enum { BATCH_ROWS = 1 << 16 };
+
+/* (board, deal) -> the first section of the event that played it: the
+ * deal sets of the current event, found as its fields stream by. */
+typedef struct {
+    int32_t board;
+    uint32_t deal, section; /* section: UINT32_MAX for an empty slot */
+} deal_slot;
+
+/* The merged rows become fields, checked and batched for the writer. */
+typedef struct {
+    importer *im;
+    datum_archive_writer *w;
+    row *field; /* the current field's rows and figures */
+    published *field_figures;
+    size_t field_n, field_cap, figures_cap;
+    seat *seats;
+    size_t seats_cap;
+    batch b;
+    size_t batch_cap, batch_fields, batch_rows;
+    deal_slot *deals; /* open addressing, at most half full */
+    size_t deals_slots, deals_used;
+    uint32_t deals_event;
+    uint64_t *pair_seen, stamp; /* pair_seen[pair]: stamp of the last field it sat in */
+} sink;
+
+static uint64_t deal_hash(int32_t board, uint32_t deal)
 {
-    uint64_t row0 = im->offset[f0];
-    for (size_t f = f0; f < f1; f++) {
-        const row *first = &im->rows[im->offset[f]];
-        b->offset[f - f0] = im->offset[f] - row0;
-        b->event[f - f0] = first->event;
-        b->section[f - f0] = first->section;
-        b->board[f - f0] = first->board;
-        if (im->has_deals) b->deal_set[f - f0] = im->deal_set[f];
+    return ((uint64_t)(uint32_t)board * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)deal * 0xc2b2ae3d27d4eb4full);
+}
+
+/* The deal set of a field of the event `event` (fields in order): the first
+ * section that played its board's deal. */
+static int deal_set_of(sink *s, uint32_t event, int32_t board, uint32_t deal, uint32_t section,
+                       uint32_t *set)
+{
+    datum_ctx *ctx = s->im->ctx;
+    if (event != s->deals_event || s->deals_slots == 0) { /* a new event */
+        for (size_t i = 0; i < s->deals_slots; i++) s->deals[i].section = UINT32_MAX;
+        s->deals_used = 0;
+        s->deals_event = event;
     }
-    b->offset[f1 - f0] = im->offset[f1] - row0;
-    for (uint64_t i = 0; i < b->offset[f1 - f0]; i++) {
-        const row *r = &im->rows[row0 + i];
-        b->table[i] = r->table;
-        b->ns_pair[i] = (int32_t)r->ns_pair;
-        b->ew_pair[i] = (int32_t)r->ew_pair;
-        b->ns_score[i] = r->ns_score;
-        b->date[i] = r->date;
-        b->adjusted[i] = r->adjusted;
-        b->ns_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ns_team;
-        b->ew_team[i] = r->match == NO_TEAM ? -1 : (int32_t)r->ew_team;
-        b->match[i] = r->match == NO_TEAM ? -1 : (int32_t)r->match;
-        if (!im->has_published && !im->has_published_percent) continue;
-        const extra none = {NAN, NAN, DATUM_PUBLISHED_NONE, NAN, NAN, NO_DEAL};
-        const extra *p = r->extra == NO_EXTRA ? &none : &im->extra[r->extra];
-        b->published_ns[i] = p->ns;
-        b->published_ew[i] = p->ew;
-        b->published_method[i] = p->method;
-        b->published_ns_percent[i] = p->ns_percent;
-        b->published_ew_percent[i] = p->ew_percent;
+    if (2 * (s->deals_used + 1) > s->deals_slots) { /* rehash into twice the slots */
+        size_t n = s->deals_slots ? 2 * s->deals_slots : 64;
+        deal_slot *t = datum_malloc(ctx, n, sizeof *t);
+        if (!t) return DATUM_E_NOMEM;
+        for (size_t i = 0; i < n; i++) t[i].section = UINT32_MAX;
+        for (size_t i = 0; i < s->deals_slots; i++) {
+            if (s->deals[i].section == UINT32_MAX) continue;
+            size_t j = deal_hash(s->deals[i].board, s->deals[i].deal) & (n - 1);
+            while (t[j].section != UINT32_MAX) j = (j + 1) & (n - 1);
+            t[j] = s->deals[i];
+        }
+        datum_free(s->deals);
+        s->deals = t;
+        s->deals_slots = n;
     }
-    *c = (datum_chunk){.n_fields = f1 - f0,
-                       .n_rows = b->offset[f1 - f0],
+    size_t j = deal_hash(board, deal) & (s->deals_slots - 1);
+    for (; s->deals[j].section != UINT32_MAX; j = (j + 1) & (s->deals_slots - 1))
+        if (s->deals[j].board == board && s->deals[j].deal == deal) {
+            *set = s->deals[j].section;
+            return DATUM_OK;
+        }
+    s->deals[j] = (deal_slot){board, deal, section};
+    s->deals_used++;
+    *set = section;
+    return DATUM_OK;
+}
+
+/* The deal of the field rows[0..n): that of its rows whose deal is known,
+ * which must all agree (NO_DEAL when none is known). */
+static int field_deal(const importer *im, const row *rows, size_t n, uint32_t *deal)
+{
+    const row *first = NULL;
+    char name[512];
+    *deal = NO_DEAL;
+    for (size_t i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        if (r->deal == NO_DEAL || r->deal == *deal) continue;
+        if (first)
+            return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
+                                  "%s:%llu: %s was played with another deal at %s:%llu",
+                                  im->paths[r->file], (unsigned long long)r->line,
+                                  field_name(im, r, name, sizeof name), im->paths[first->file],
+                                  (unsigned long long)first->line);
+        *deal = r->deal;
+        first = r;
+    }
+    return DATUM_OK;
+}
+
+/* The batch as a chunk for the writer. */
+static void batch_chunk(const importer *im, batch *b, size_t n_fields, size_t n_rows,
+                        datum_chunk *c)
+{
+    *c = (datum_chunk){.n_fields = n_fields,
+                       .n_rows = n_rows,
                        .offset = b->offset,
                        .field_event = b->event,
                        .field_section = b->section,
@@ -632,87 +952,525 @@ static void batch_fill(const importer *im, batch *b, size_t f0, size_t f1, datum
                        .field_deal_set = im->has_deals ? b->deal_set : NULL};
 }
 
-/* The plan of the archive: the exact ranges, hence the narrowest types. */
+static int flush_batch(sink *s)
+{
+    if (s->batch_fields == 0) return DATUM_OK;
+    datum_chunk c;
+    batch_chunk(s->im, &s->b, s->batch_fields, s->batch_rows, &c);
+    s->batch_fields = s->batch_rows = 0;
+    return datum_archive_writer_append(s->w, &c);
+}
+
+/* 1 if a pair sits twice in the field rows[0..n): a pass with stamps,
+ * then check_pairs, which sorts, only to name the two lines. */
+static int pairs_repeat(sink *s, const row *rows, size_t n)
+{
+    uint64_t stamp = ++s->stamp;
+    for (size_t i = 0; i < n; i++) {
+        if (s->pair_seen[rows[i].ns_pair] == stamp || s->pair_seen[rows[i].ew_pair] == stamp)
+            return 1;
+        s->pair_seen[rows[i].ns_pair] = s->pair_seen[rows[i].ew_pair] = stamp;
+    }
+    return 0;
+}
+
+/* Checks the field gathered in s and adds it to the batch. */
+static int finish_field(sink *s)
+{
+    importer *im = s->im;
+    const row *rows = s->field;
+    size_t n = s->field_n;
+    uint32_t deal, set = 0;
+    if (n == 0) return DATUM_OK;
+    int rc = check_tables(im, rows, n);
+    if (rc == DATUM_OK) rc = datum_reserve(im->ctx, &s->seats, &s->seats_cap, 2 * n, sizeof *s->seats);
+    if (rc == DATUM_OK && pairs_repeat(s, rows, n)) rc = check_pairs(im, rows, n, s->seats);
+    if (rc == DATUM_OK) rc = check_teams(im, rows, n, s->seats);
+    if (rc == DATUM_OK && im->has_deals && (rc = field_deal(im, rows, n, &deal)) == DATUM_OK)
+        rc = deal_set_of(s, rows[0].event, rows[0].board, deal, rows[0].section, &set);
+    if (rc == DATUM_OK && s->batch_rows + n > s->batch_cap) rc = flush_batch(s);
+    if (rc == DATUM_OK && n > s->batch_cap) { /* a field larger than a batch: a batch of its own */
+        batch_free(&s->b);
+        s->batch_cap = n;
+        rc = batch_alloc(im->ctx, &s->b, n);
+    }
+    if (rc != DATUM_OK) return rc;
+    batch *b = &s->b;
+    size_t f = s->batch_fields, at = s->batch_rows;
+    b->event[f] = rows[0].event;
+    b->section[f] = rows[0].section;
+    b->board[f] = rows[0].board;
+    b->deal_set[f] = set;
+    for (size_t i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        const published *p = &s->field_figures[i];
+        b->table[at + i] = r->table;
+        b->ns_pair[at + i] = (int32_t)r->ns_pair;
+        b->ew_pair[at + i] = (int32_t)r->ew_pair;
+        b->ns_score[at + i] = r->ns_score;
+        b->date[at + i] = r->date;
+        b->adjusted[at + i] = r->adjusted;
+        b->ns_team[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->ns_team;
+        b->ew_team[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->ew_team;
+        b->match[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->match;
+        b->published_method[at + i] = r->method;
+        b->published_ns[at + i] = p->ns;
+        b->published_ew[at + i] = p->ew;
+        b->published_ns_percent[at + i] = p->ns_percent;
+        b->published_ew_percent[at + i] = p->ew_percent;
+    }
+    s->batch_fields++;
+    s->batch_rows += n;
+    b->offset[0] = 0;
+    b->offset[s->batch_fields] = s->batch_rows;
+    s->field_n = 0;
+    return DATUM_OK;
+}
+
+/* One merged row, its names already ranked. */
+static int sink_row(sink *s, const row *r, const published *p)
+{
+    datum_ctx *ctx = s->im->ctx;
+    int rc = DATUM_OK;
+    if (s->field_n > 0 && !same_field(&s->field[0], r) && (rc = finish_field(s)) != DATUM_OK)
+        return rc;
+    size_t need = s->field_n + 1, cap = s->field_cap;
+    if ((rc = datum_reserve(ctx, &s->field, &s->field_cap, need, sizeof *s->field)) != DATUM_OK ||
+        (rc = datum_reserve(ctx, &s->field_figures, &cap, need, sizeof *s->field_figures)) != DATUM_OK)
+        return rc;
+    s->field[s->field_n] = *r;
+    s->field_figures[s->field_n] = *p;
+    s->field_n++;
+    return DATUM_OK;
+}
+
+static void sink_free(sink *s)
+{
+    datum_free(s->field);
+    datum_free(s->field_figures);
+    datum_free(s->seats);
+    datum_free(s->deals);
+    datum_free(s->pair_seen);
+    batch_free(&s->b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing: the runs merged into the archive writer                         */
+
+/* The plan of the archive: the exact ranges, hence the narrowest types. The
+ * number of fields is known only at the end: the rows bound it. */
 static datum_archive_plan exact_plan(const importer *im)
 {
     datum_archive_plan p = DATUM_ARCHIVE_PLAN_INIT;
-    const row *rows = im->rows;
     p.has_adjusted = im->has_adjusted;
     p.has_teams = im->has_teams;
     p.has_published = im->has_published;
     p.has_published_percent = im->has_published_percent;
     p.has_deal_sets = im->has_deals;
     p.max_results = im->n_rows;
-    p.max_fields = im->n_fields;
-    p.max_board = 1;
-    p.max_table = 0;
-    p.min_score = p.max_score = rows[0].ns_score;
-    p.min_date = p.max_date = rows[0].date;
-    for (size_t i = 0; i < im->n_rows; i++) {
-        if (rows[i].board > p.max_board) p.max_board = rows[i].board;
-        if (rows[i].table > p.max_table) p.max_table = rows[i].table;
-        if (rows[i].ns_score < p.min_score) p.min_score = rows[i].ns_score;
-        if (rows[i].ns_score > p.max_score) p.max_score = rows[i].ns_score;
-        if (rows[i].date < p.min_date) p.min_date = rows[i].date;
-        if (rows[i].date > p.max_date) p.max_date = rows[i].date;
-    }
+    p.max_fields = im->n_rows;
+    p.max_board = im->max_board;
+    p.max_table = im->max_table;
+    p.min_score = im->min_score;
+    p.max_score = im->max_score;
+    p.min_date = im->min_date;
+    p.max_date = im->max_date;
     return p;
 }
 
-static int write_archive(importer *im, const char *path, const datum_write_options *opt)
+/* heap[0..n) of cursors, the least row first. */
+static int cursor_less(const importer *im, const cursor *a, const cursor *b)
 {
-    datum_archive_plan plan = exact_plan(im);
-    datum_archive_writer *w = NULL;
-    batch b = {0};
-    size_t cap = BATCH_ROWS; /* rows of a batch: BATCH_ROWS, or the largest field */
-    for (size_t f = 0; f < im->n_fields; f++)
-        if (im->offset[f + 1] - im->offset[f] > cap) cap = im->offset[f + 1] - im->offset[f];
-    if (cap > im->n_rows) cap = im->n_rows;
-    int rc = batch_alloc(im->ctx, &b, cap);
-    if (rc == DATUM_OK) rc = datum_archive_writer_create(im->ctx, path, &plan, opt, &w);
-    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
-        if (io_has_dict(k, im->has_teams))
-            rc = datum_archive_writer_dict(w, (datum_dict)k, im->dict[k].sorted, im->dict[k].n);
-    for (size_t f0 = 0, f1; f0 < im->n_fields && rc == DATUM_OK; f0 = f1) {
-        datum_chunk c;
-        for (f1 = f0 + 1; f1 < im->n_fields && im->offset[f1 + 1] - im->offset[f0] <= cap;) f1++;
-        batch_fill(im, &b, f0, f1, &c);
-        rc = datum_archive_writer_append(w, &c);
+    (void)im;
+    return compare_rows(&a->current, &b->current) < 0;
+}
+
+static void sift_down(const importer *im, cursor **heap, size_t n, size_t i)
+{
+    for (;;) {
+        size_t least = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && cursor_less(im, heap[l], heap[least])) least = l;
+        if (r < n && cursor_less(im, heap[r], heap[least])) least = r;
+        if (least == i) return;
+        cursor *t = heap[i];
+        heap[i] = heap[least];
+        heap[least] = t;
+        i = least;
     }
-    if (rc == DATUM_OK) rc = datum_archive_writer_commit(&w);
-    datum_archive_writer_abort(&w);
-    batch_free(&b);
+}
+
+/* Merges the cursors' rows in order into the sink. */
+static int merge(importer *im, cursor *cur, size_t k, sink *s)
+{
+    cursor **heap = datum_malloc(im->ctx, k + 1, sizeof *heap);
+    size_t n = 0;
+    int rc = heap ? DATUM_OK : DATUM_E_NOMEM;
+    for (size_t i = 0; i < k && rc == DATUM_OK; i++) {
+        int got = cursor_load(&cur[i]);
+        if (got < 0) rc = got;
+        else if (got) heap[n++] = &cur[i];
+    }
+    for (size_t i = n; rc == DATUM_OK && i-- > 0;) sift_down(im, heap, n, i);
+    while (rc == DATUM_OK && n > 0) {
+        cursor *c = heap[0];
+        if ((rc = sink_row(s, &c->current, &c->figures)) != DATUM_OK) break;
+        c->done++;
+        int got = cursor_load(c);
+        if (got < 0) rc = got;
+        else if (!got) heap[0] = heap[--n];
+        sift_down(im, heap, n, 0);
+    }
+    if (rc == DATUM_OK) rc = finish_field(s);
+    if (rc == DATUM_OK) rc = flush_batch(s);
+    datum_free(heap);
     return rc;
 }
 
-/* Imports the rows of the paths, opened with open(arg); *n_sitouts
- * receives the number of sit-out rows the sources skipped. */
-static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
-                       io_row_source_open open, void *arg, const char *out_path,
-                       const datum_write_options *opt, uint64_t *n_sitouts)
+/* The cursors of the runs: the workers' runs in memory when none was
+ * spilled, else every spilled run with a share of half the budget as its
+ * read buffer. */
+static int open_cursors(importer *im, cursor **out, size_t *k)
 {
-    importer im = {.ctx = ctx, .paths = paths};
+    size_t n = im->n_runs ? im->n_runs : im->n_workers;
+    cursor *c = datum_calloc(im->ctx, n, sizeof *c);
+    *out = c;
+    *k = n;
+    if (!c) return DATUM_E_NOMEM;
+    for (size_t i = 0; i < n && im->n_runs == 0; i++) {
+        const worker *w = &im->workers[i];
+        c[i] = (cursor){.im = im, .w = w, .order = w->order, .n = w->n};
+    }
+    for (size_t i = 0; i < n && im->n_runs > 0; i++) {
+        size_t record = sizeof(row) + (im->runs[i].has_figures ? sizeof(published) : 0);
+        size_t records = im->memory / 2 / n / record;
+        if (records < 1) records = 1;
+        if (records > im->runs[i].n) records = (size_t)im->runs[i].n;
+        c[i] = (cursor){.im = im, .w = &im->workers[im->runs[i].worker], .run = im->runs[i],
+                        .n = im->runs[i].n, .buf_records = records};
+        if (!(c[i].buf = datum_malloc(im->ctx, records ? records : 1, record))) return DATUM_E_NOMEM;
+    }
+    return DATUM_OK;
+}
+
+static void close_cursors(cursor *c, size_t k)
+{
+    for (size_t i = 0; c && i < k; i++) datum_free(c[i].buf);
+    datum_free(c);
+}
+
+/* The workers' names into the importer's dictionaries, sorted: each
+ * worker's final[k][id] = the name's rank (final_deal: the deal's id). */
+static int merge_dictionaries(importer *im)
+{
+    datum_ctx *ctx = im->ctx;
+    int rc = DATUM_OK;
+    for (size_t i = 0; i < im->n_workers && rc == DATUM_OK; i++) {
+        worker *w = &im->workers[i];
+        for (int k = 0; k <= IO_N_DICTS && rc == DATUM_OK; k++) {
+            dict *from = k < IO_N_DICTS ? &w->dict[k] : &w->deals;
+            dict *to = k < IO_N_DICTS ? &im->dict[k] : &im->deals;
+            uint32_t **map = k < IO_N_DICTS ? &w->final[k] : &w->final_deal;
+            if (!(*map = datum_malloc(ctx, from->n + 1, sizeof **map))) rc = DATUM_E_NOMEM;
+            for (uint32_t id = 0; id < from->n && rc == DATUM_OK; id++)
+                rc = dict_intern(ctx, to, from->bytes + from->start[id], &(*map)[id]);
+        }
+    }
+    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++) rc = dict_sort(ctx, &im->dict[k]);
+    for (size_t i = 0; i < im->n_workers && rc == DATUM_OK; i++)
+        for (int k = 0; k < IO_N_DICTS; k++)
+            for (uint32_t id = 0; id < im->workers[i].dict[k].n; id++)
+                im->workers[i].final[k][id] = im->dict[k].rank[im->workers[i].final[k][id]];
+    return rc;
+}
+
+static int write_archive(importer *im, const datum_write_options *opt)
+{
+    datum_archive_plan plan = exact_plan(im);
+    sink s = {.im = im, .batch_cap = BATCH_ROWS, .deals_event = UINT32_MAX};
+    cursor *cur = NULL;
+    size_t k = 0;
+    int rc = merge_dictionaries(im);
+    if (rc == DATUM_OK) rc = open_cursors(im, &cur, &k);
+    if (rc == DATUM_OK) rc = batch_alloc(im->ctx, &s.b, s.batch_cap);
+    if (rc == DATUM_OK &&
+        !(s.pair_seen = datum_calloc(im->ctx, im->dict[IO_D_PAIRS].n + 1, sizeof *s.pair_seen)))
+        rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK) rc = datum_archive_writer_create(im->ctx, im->out_path, &plan, opt, &s.w);
+    for (int d = 0; d < IO_N_DICTS && rc == DATUM_OK; d++)
+        if (io_has_dict(d, im->has_teams))
+            rc = datum_archive_writer_dict(s.w, (datum_dict)d, im->dict[d].sorted, im->dict[d].n);
+    if (rc == DATUM_OK) rc = merge(im, cur, k, &s);
+    if (rc == DATUM_OK) rc = datum_archive_writer_commit(&s.w);
+    datum_archive_writer_abort(&s.w);
+    close_cursors(cur, k);
+    sink_free(&s);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The import                                                               */
+
+/* The row source of each input format, and its argument. */
+static io_row_source_open source_of(int format)
+{
+    switch (format) {
+    case DATUM_FORMAT_USEBIO: return io_usebio_open;
+    case DATUM_FORMAT_PBN: return io_pbn_open;
+    default: return io_csv_source_open;
+    }
+}
+
+/* A CSV file of at least this many bytes is read by all the threads, in as
+ * many parts (datum_import_options.split_bytes). */
+#define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
+
+/* Counts the line feeds and quotes in bytes begin..end-1 of f. */
+static int count_bytes(datum_ctx *ctx, const char *path, uint64_t begin, uint64_t end,
+                       uint64_t *lines, uint64_t *quotes)
+{
+    enum { BLOCK = 1 << 20 };
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = datum_malloc(ctx, BLOCK, 1);
+    int rc = f && buf ? DATUM_OK : !buf ? DATUM_E_NOMEM : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
+    *lines = *quotes = 0;
+    if (rc == DATUM_OK && fseeko(f, (off_t)begin, SEEK_SET) != 0)
+        rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", path);
+    for (uint64_t at = begin; rc == DATUM_OK && at < end;) {
+        size_t want = end - at < BLOCK ? (size_t)(end - at) : BLOCK;
+        size_t got = fread(buf, 1, want, f);
+        if (got == 0) {
+            rc = io_fail_errno(ctx, DATUM_E_IO, ferror(f) ? errno : EIO, "cannot read %s", path);
+            break;
+        }
+        uint64_t nl = 0, q = 0;
+        for (size_t i = 0; i < got; i++) {
+            nl += buf[i] == '\n';
+            q += buf[i] == '"';
+        }
+        *lines += nl;
+        *quotes += q;
+        at += got;
+    }
+    if (f) fclose(f);
+    datum_free(buf);
+    return rc;
+}
+
+/* The parts of a CSV file of `size` bytes for `threads` threads: cut just
+ * after a line feed near each (size * i / threads), numbered by counting the
+ * line feeds before. A file with a quote anywhere is one part (a line feed
+ * may be inside a quoted field), as is a small one. */
+static int split_csv(datum_ctx *ctx, uint32_t file, const char *path, uint64_t size, int threads,
+                     uint64_t split_bytes, input_part *parts, size_t *n)
+{
+    uint64_t cut[65], lines[64], quotes[64];
+    int t = threads > 64 ? 64 : threads, rc = DATUM_OK;
+    *n = 1;
+    parts[0] = (input_part){file, DATUM_FORMAT_CSV, 0, 0, 1};
+    if (t < 2 || size < split_bytes) return DATUM_OK;
+    FILE *f = fopen(path, "rb");
+    if (!f) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
+    cut[0] = 0;
+    cut[t] = size;
+    for (int i = 1; i < t && rc == DATUM_OK; i++) {
+        uint64_t at = size / (uint64_t)t * (uint64_t)i;
+        int ch = 0;
+        if (fseeko(f, (off_t)at, SEEK_SET) != 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", path);
+        while (rc == DATUM_OK && at < size && (ch = getc(f)) != EOF && ch != '\n') at++;
+        cut[i] = at < size ? at + 1 : size;
+    }
+    fclose(f);
+    int failed = rc != DATUM_OK;
+#pragma omp parallel for num_threads(t) schedule(static, 1) reduction(| : failed)
+    for (int i = 0; i < t; i++)
+        failed |= count_bytes(ctx, path, cut[i], cut[i + 1], &lines[i], &quotes[i]) != DATUM_OK;
+    if (failed) return datum_ctx_code(ctx) ? datum_ctx_code(ctx) : DATUM_E_IO;
+    uint64_t all_quotes = 0, line = 1;
+    for (int i = 0; i < t; i++) all_quotes += quotes[i];
+    if (all_quotes > 0) return DATUM_OK;
+    *n = 0;
+    for (int i = 0; i < t; i++) {
+        if (cut[i + 1] > cut[i])
+            parts[(*n)++] = (input_part){file, DATUM_FORMAT_CSV, cut[i], cut[i + 1], line};
+        line += lines[i];
+    }
+    return DATUM_OK;
+}
+
+/* The parts of the input: each file, the large CSV files cut in parts. */
+static int plan_parts(importer *im, size_t n_paths, int forced, int threads, uint64_t split_bytes,
+                      input_part **out, size_t *n_out)
+{
+    datum_ctx *ctx = im->ctx;
+    input_part *parts = NULL;
+    size_t n = 0, cap = 0;
+    int rc = DATUM_OK;
+    for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++) {
+        int format = forced;
+        struct stat st;
+        if (format == DATUM_FORMAT_AUTO) rc = io_detect_format(ctx, im->paths[f], &format);
+        if (rc == DATUM_OK) rc = datum_reserve(ctx, &parts, &cap, n + 64, sizeof *parts);
+        if (rc != DATUM_OK) break;
+        size_t k = 1;
+        parts[n] = (input_part){(uint32_t)f, format, 0, 0, 1};
+        if (format == DATUM_FORMAT_CSV && stat(im->paths[f], &st) == 0 && S_ISREG(st.st_mode))
+            rc = split_csv(ctx, (uint32_t)f, im->paths[f], (uint64_t)st.st_size, threads,
+                           split_bytes, parts + n, &k);
+        n += k;
+    }
+    *out = parts;
+    *n_out = n;
+    return rc;
+}
+
+/* Reads the parts, each CSV part by the next free thread, the others (whose
+ * readers issue warnings, from the calling thread only) by the calling
+ * thread first. The first error in the order of the parts is the one
+ * reported, whatever the threads did. */
+static int read_parts(importer *im, const input_part *parts, size_t n, void *pbn)
+{
+    datum_ctx *ctx = im->ctx;
+    size_t first_failed = SIZE_MAX;
+    for (size_t i = 0; i < n && first_failed == SIZE_MAX; i++)
+        if (parts[i].format != DATUM_FORMAT_CSV && read_part(&im->workers[0], &parts[i], pbn) != DATUM_OK)
+            first_failed = i;
+    if (first_failed != SIZE_MAX) return datum_ctx_code(ctx);
+#pragma omp parallel for num_threads((int)im->n_workers) schedule(dynamic, 1)
+    for (size_t i = 0; i < n; i++) {
+        size_t stop;
+#pragma omp atomic read
+        stop = first_failed;
+        if (parts[i].format != DATUM_FORMAT_CSV || i > stop) continue;
+        if (read_part(&im->workers[omp_get_thread_num()], &parts[i], pbn) != DATUM_OK) {
+#pragma omp critical(import_failed)
+            if (i < first_failed) first_failed = i;
+        }
+    }
+    if (first_failed == SIZE_MAX) return DATUM_OK;
+    int code = datum_ctx_code(ctx);
+    if (im->n_workers == 1 || code == DATUM_E_NOMEM) return code;
+    /* Threads may have failed in another order: the error of the first
+     * failing part, read again alone, is the one to report. */
+    char message[1024];
+    snprintf(message, sizeof message, "%s", datum_ctx_message(ctx));
+    worker again = {.im = im, .run_cap = 0, .last_event = UINT32_MAX,
+                    .last_section = UINT32_MAX};
+    datum_ctx_clear(ctx);
+    int rc = read_part(&again, &parts[first_failed], pbn);
+    for (int k = 0; k < IO_N_DICTS; k++) dict_free(&again.dict[k]);
+    dict_free(&again.deals);
+    datum_free(again.rows);
+    datum_free(again.figures);
+    return rc != DATUM_OK ? rc : datum_ctx_fail(ctx, code, "%s", message);
+}
+
+/* The workers' flags, ranges and counts into the importer's. */
+static void gather_workers(importer *im)
+{
+    for (size_t i = 0; i < im->n_workers; i++) {
+        const worker *w = &im->workers[i];
+        im->has_adjusted |= w->has_adjusted;
+        im->has_teams |= w->has_teams;
+        im->has_published |= w->has_published;
+        im->has_published_percent |= w->has_published_percent;
+        im->has_deals |= w->has_deals;
+        im->n_sitouts += w->n_sitouts;
+        if (w->n_rows == 0) continue;
+        if (im->n_rows == 0) {
+            im->max_board = w->max_board, im->max_table = w->max_table;
+            im->min_score = w->min_score, im->max_score = w->max_score;
+            im->min_date = w->min_date, im->max_date = w->max_date;
+        }
+        if (w->max_board > im->max_board) im->max_board = w->max_board;
+        if (w->max_table > im->max_table) im->max_table = w->max_table;
+        if (w->min_score < im->min_score) im->min_score = w->min_score;
+        if (w->max_score > im->max_score) im->max_score = w->max_score;
+        if (w->min_date < im->min_date) im->min_date = w->min_date;
+        if (w->max_date > im->max_date) im->max_date = w->max_date;
+        im->n_rows += w->n_rows;
+    }
+}
+
+static void worker_free(worker *w)
+{
+    for (int k = 0; k < IO_N_DICTS; k++) {
+        dict_free(&w->dict[k]);
+        datum_free(w->final[k]);
+    }
+    dict_free(&w->deals);
+    datum_free(w->final_deal);
+    datum_free(w->rows);
+    datum_free(w->figures);
+    datum_free(w->order);
+}
+
+/* Imports the rows of the paths into out_path; io gives the formats, the
+ * budget and the PBN options. */
+static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
+                       const char *out_path, datum_import_options *io,
+                       const datum_write_options *opt)
+{
+    importer im = {.ctx = ctx, .paths = paths, .out_path = out_path, .scratch_fd = -1};
+    datum_pbn_options pbn = {io->strict, 0};
     datum_write_options o;
+    input_part *parts = NULL;
+    size_t n_parts = 0;
+    int threads = datum_ctx_threads(ctx);
+    /* HDF5 initialises itself on its first call, and crashes when that runs
+     * out of memory: called first, before the rows take the memory. */
+    io_h5_silence();
     int rc = io_write_options(ctx, opt, &o);
+    im.memory = io->memory ? io->memory : DATUM_IMPORT_MEMORY_DEFAULT;
+    if (rc == DATUM_OK && im.memory < DATUM_IMPORT_MEMORY_MIN)
+        rc = datum_ctx_fail(ctx, DATUM_E_ARG, "the import's memory budget is below %d bytes",
+                            DATUM_IMPORT_MEMORY_MIN);
+    if (rc == DATUM_OK && (io->format < DATUM_FORMAT_AUTO || io->format > DATUM_FORMAT_PBN))
+        rc = datum_ctx_fail(ctx, DATUM_E_ARG, "no input format number %d", (int)io->format);
     if (rc == DATUM_OK && n_paths == 0) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "no input file");
     if (rc == DATUM_OK && n_paths > UINT32_MAX)
         rc = datum_ctx_fail(ctx, DATUM_E_ARG, "too many input files");
-    for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++)
-        rc = read_file(&im, (uint32_t)f, open, arg);
+    if (rc == DATUM_OK && !(im.workers = datum_calloc(ctx, (size_t)threads, sizeof *im.workers)))
+        rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK) im.n_workers = (size_t)threads;
+    for (size_t i = 0; i < im.n_workers; i++) {
+        size_t cap = im.memory / im.n_workers / ROW_BYTES;
+        im.workers[i] = (worker){.im = &im, .run_cap = cap > UINT32_MAX ? UINT32_MAX : cap ? cap : 1,
+                                 .last_event = UINT32_MAX, .last_section = UINT32_MAX};
+    }
+    uint64_t split = io->split_bytes ? io->split_bytes : SPLIT_MIN_BYTES;
+    if (rc == DATUM_OK) rc = plan_parts(&im, n_paths, io->format, threads, split, &parts, &n_parts);
+    if (rc == DATUM_OK) rc = read_parts(&im, parts, n_parts, &pbn);
+    gather_workers(&im);
     if (rc == DATUM_OK && im.n_rows == 0)
         rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "no results in the input (only headers%s)",
                             im.n_sitouts ? " and sit-out rows" : "");
-    if (rc == DATUM_OK) rc = sort_rows(&im);
-    if (rc == DATUM_OK) rc = check_fields(&im);
-    if (rc == DATUM_OK && im.has_deals) rc = find_deal_sets(&im);
-    if (rc == DATUM_OK) rc = write_archive(&im, out_path, &o);
-    *n_sitouts = im.n_sitouts;
+    /* The last runs: sorted in memory if none was spilled, else spilled. */
+    int spilled = im.n_runs > 0, failed = rc != DATUM_OK;
+#pragma omp parallel for num_threads((int)im.n_workers) schedule(static, 1) reduction(| : failed)
+    for (size_t i = 0; i < im.n_workers; i++) {
+        worker *w = &im.workers[i];
+        if (failed) continue;
+        if (!spilled) failed |= sort_run(w) != DATUM_OK;
+        else if (w->n > 0) failed |= spill_run(w) != DATUM_OK;
+    }
+    if (rc == DATUM_OK && failed) rc = datum_ctx_code(ctx);
+    for (size_t i = 0; spilled && i < im.n_workers; i++) { /* the merge's buffers take their room */
+        worker *w = &im.workers[i];
+        datum_free(w->rows);
+        datum_free(w->order);
+        w->rows = NULL, w->order = NULL, w->rows_cap = 0;
+    }
+    if (rc == DATUM_OK) rc = write_archive(&im, &o);
+    io->n_computed = pbn.n_computed;
+    io->n_runs = im.n_runs;
+    io->n_sitouts = im.n_sitouts;
+    for (size_t i = 0; i < im.n_workers; i++) worker_free(&im.workers[i]);
+    datum_free(im.workers);
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
-    datum_free(im.rows);
-    datum_free(im.offset);
-    datum_free(im.extra);
     dict_free(&im.deals);
-    datum_free(im.deal_set);
+    datum_free(im.runs);
+    datum_free(parts);
+    if (im.scratch_fd >= 0) close(im.scratch_fd);
     return rc;
 }
 
@@ -727,12 +1485,34 @@ static int report_sitouts(datum_ctx *ctx, int rc, uint64_t n)
     return rc;
 }
 
+int datum_import(datum_ctx *ctx, const char *const *paths, size_t n_paths, const char *out_path,
+                 datum_import_options *io, const datum_write_options *opt)
+{
+    datum_import_options defaults = DATUM_IMPORT_OPTIONS_INIT;
+    if (!io) io = &defaults;
+    uint64_t warnings = datum_ctx_warnings(ctx);
+    int rc = import_rows(ctx, paths, n_paths, out_path, io, opt);
+    if (rc == DATUM_OK && datum_ctx_warnings(ctx) > warnings) rc = DATUM_W_SCORE;
+    return report_sitouts(ctx, rc, io->n_sitouts);
+}
+
+/* The per-format entry points of before: datum_import with the format forced. */
+static int import_as(datum_ctx *ctx, int format, const char *const *paths, size_t n_paths,
+                     const char *out_path, int strict, uint64_t *n_computed,
+                     const datum_write_options *opt)
+{
+    datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+    io.format = format;
+    io.strict = strict;
+    int rc = datum_import(ctx, paths, n_paths, out_path, &io, opt);
+    if (n_computed) *n_computed = io.n_computed;
+    return rc;
+}
+
 int datum_import_csv(datum_ctx *ctx, const char *const *csv_paths, size_t n_paths,
                      const char *out_path, const datum_write_options *opt)
 {
-    uint64_t sitouts;
-    int rc = import_rows(ctx, csv_paths, n_paths, csv_open, NULL, out_path, opt, &sitouts);
-    return report_sitouts(ctx, rc, sitouts);
+    return import_as(ctx, DATUM_FORMAT_CSV, csv_paths, n_paths, out_path, 0, NULL, opt);
 }
 
 int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
@@ -740,17 +1520,12 @@ int datum_import_pbn(datum_ctx *ctx, const char *const *paths, size_t n_paths,
 {
     datum_pbn_options defaults = DATUM_PBN_OPTIONS_INIT;
     if (!po) po = &defaults;
-    po->n_computed = 0;
-    uint64_t warnings = datum_ctx_warnings(ctx), sitouts;
-    int rc = import_rows(ctx, paths, n_paths, io_pbn_open, po, out_path, opt, &sitouts);
-    if (rc == DATUM_OK && datum_ctx_warnings(ctx) > warnings) rc = DATUM_W_SCORE;
-    return report_sitouts(ctx, rc, sitouts);
+    return import_as(ctx, DATUM_FORMAT_PBN, paths, n_paths, out_path, po->strict, &po->n_computed,
+                     opt);
 }
 
 int datum_import_usebio(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                         const char *out_path, const datum_write_options *opt)
 {
-    uint64_t sitouts;
-    int rc = import_rows(ctx, paths, n_paths, io_usebio_open, NULL, out_path, opt, &sitouts);
-    return report_sitouts(ctx, rc, sitouts);
+    return import_as(ctx, DATUM_FORMAT_USEBIO, paths, n_paths, out_path, 0, NULL, opt);
 }

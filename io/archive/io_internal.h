@@ -122,9 +122,10 @@ enum {
 };
 extern const char *const io_summary_attrs[IO_N_SUMMARY_ATTRS];
 
-/* Writes the root attributes (format, version, engine version, creation
- * time and the summary) into a new archive; < 0 on failure. */
-int io_archive_write_summary(hid_t file, const io_archive_summary *s);
+/* Writes the root attributes (format, format_version = version, engine
+ * version, creation time and the summary) into a new archive (or the root
+ * file of version 2); < 0 on failure. */
+int io_archive_write_summary(hid_t file, const io_archive_summary *s, int version);
 
 /* ------------------------------------------------------------------------ */
 /* format.c: what opening the bridge and the tarot archive shares           */
@@ -144,10 +145,10 @@ extern const io_archive_kind io_bridge_archive, io_tarot_archive;
  * not an HDF5 file (or damaged)" if HDF5 cannot open it. */
 int io_h5_open_checked(datum_ctx *ctx, const char *path, hid_t *file);
 
-/* Checks the root attributes format and format_version of an open file:
- * DATUM_OK, or DATUM_E_FORMAT "PATH: not a NAME (format \"...\")", "PATH:
- * damaged NOUN: no format_version attribute", "PATH: NOUN format version N
- * is not supported (...)", or DATUM_E_NOMEM. */
+/* Checks the root attributes format and format_version (1 to kind->version)
+ * of an open file: DATUM_OK, or DATUM_E_FORMAT "PATH: not a NAME (format
+ * \"...\")", "PATH: damaged NOUN: no format_version attribute", "PATH: NOUN
+ * format version N is not supported (...)", or DATUM_E_NOMEM. */
 int io_check_format(datum_ctx *ctx, hid_t file, const char *path, const io_archive_kind *kind);
 
 /* Records DATUM_E_FORMAT "PATH: damaged NOUN: WHAT" and returns it. */
@@ -171,22 +172,112 @@ int io_vdamaged(datum_ctx *ctx, const char *path, const io_archive_kind *kind, c
  * recorded. */
 int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_kind *kind,
                  const char *name, uint32_t *n, char ***out);
+/* Copies n strings (NULL reads as "") into a dictionary as io_read_dict
+ * makes it: DATUM_OK or DATUM_E_NOMEM (recorded). */
+int io_copy_strings(datum_ctx *ctx, char *const *s, uint64_t n, char ***out);
 /* Releases a dictionary of n entries from io_read_dict; accepts NULL. */
 void io_free_dict(char **entries, uint32_t n);
 
 /* ------------------------------------------------------------------------ */
 /* archive.c: an open archive                                               */
 
-/* An open archive; the chunk reader and the output use its handles. */
-struct datum_archive {
+/* One file of format version 1: a whole archive, or one part of an archive
+ * of format version 2 (its base or a segment: docs/archive-format.md). */
+typedef struct {
     char *path;
     hid_t file;
-    hid_t fields[IO_N_FIELD_COLS];
+    hid_t fields[IO_N_FIELD_COLS];   /* < 0 for /fields/deal_set when absent */
     hid_t results[IO_N_RESULT_COLS]; /* < 0 for an optional column that is absent */
     char **dict[IO_N_DICTS];         /* from io_read_dict */
     uint32_t dict_len[IO_N_DICTS];   /* 0 for an absent dictionary */
     datum_archive_info info;
+    /* The part's dictionary index -> the archive's; NULL when they are the
+     * same (an archive of one part). */
+    uint32_t *remap[IO_N_DICTS];
+} io_part;
+
+/* A stretch of the archive's fields that one part holds one after another:
+ * the archive's fields field .. field+n_fields-1 are the part's part_field
+ * .., and their rows row .. row+n_rows-1 the part's part_row ... */
+typedef struct {
+    uint32_t part;
+    uint64_t field, n_fields, part_field;
+    uint64_t row, n_rows, part_row;
+} io_run;
+
+/* Where an event's fields are in an archive of several parts: the part's
+ * fields first .. end-1 (every event is in one part). */
+typedef struct {
+    uint32_t part;
+    uint64_t first, end;
+} io_event_span;
+
+/* An open archive; the chunk reader and the output read it through its
+ * parts and runs. Format version 1: one part, one run, the part's
+ * dictionaries. Version 2: its parts in the order of the manifest, their
+ * dictionaries merged (dict) and their fields in the archive's order
+ * (runs: each part's events interleaved by name). */
+struct datum_archive {
+    char *path;
+    io_part *parts;
+    uint32_t n_parts;
+    io_run *runs;
+    size_t n_runs;
+    io_event_span *events; /* version 2: per entry of the event dictionary */
+    char **dict[IO_N_DICTS]; /* the part's (one part), else merged */
+    uint32_t dict_len[IO_N_DICTS];
+    datum_archive_info info;
 };
+
+/* The run holding the archive's field (by_row == 0) or row pos, which must
+ * be below n_fields / n_results. */
+size_t io_run_find(const datum_archive *a, int by_row, uint64_t pos);
+
+/* Records DATUM_E_FORMAT "PART: damaged archive: WHAT" (the part's file). */
+int io_part_damaged(datum_ctx *ctx, const io_part *p, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ------------------------------------------------------------------------ */
+/* Format version 2: the manifest (archive.c), shared with append.c          */
+
+/* The version of a single file, and of a base with its segments. */
+#define IO_ARCHIVE_FILE_VERSION 1
+#define IO_ARCHIVE_SEGMENTED_VERSION 2
+
+/* A part as the manifest lists it: its file name in the folder ARCHIVE.d,
+ * and what it must hold. */
+typedef struct {
+    char *file;
+    uint64_t bytes, n_results, n_fields;
+} io_part_entry;
+
+/* The folder of an archive's parts: PATH.d, malloc'd (NULL: out of memory,
+ * recorded). */
+char *io_parts_dir(datum_ctx *ctx, const char *path);
+/* PATH.d/FILE, malloc'd (NULL: out of memory, recorded). */
+char *io_part_path(datum_ctx *ctx, const char *path, const char *file);
+/* Reads the manifest of the version 2 root file `root` (at path) into
+ * *entries (*n of them, at least one: the base first), released with
+ * io_part_entries_free. DATUM_E_FORMAT "PATH: damaged archive: ..." or
+ * DATUM_E_NOMEM. */
+int io_read_manifest(datum_ctx *ctx, hid_t root, const char *path, io_part_entry **entries,
+                     uint32_t *n);
+void io_part_entries_free(io_part_entry *entries, uint32_t n);
+/* Writes the manifest of n parts into a new root file: DATUM_OK,
+ * DATUM_E_NOMEM (recorded), or -1 when HDF5 fails (nothing recorded). */
+int io_write_manifest(datum_ctx *ctx, hid_t root, const io_part_entry *e, uint32_t n);
+/* The summary attributes of an open file (an archive of version 1, or the
+ * root of version 2) into *info (n_* of the dictionaries not set):
+ * DATUM_OK, or DATUM_E_FORMAT "PATH: damaged archive: attribute ...". */
+int io_read_summary(datum_ctx *ctx, hid_t file, const char *path, datum_archive_info *info);
+/* Adds the summary of a part to *m (zeroed before the first): counts
+ * summed, dates widened, the has_* flags or'ed. */
+void io_summary_add(datum_archive_info *m, const datum_archive_info *part);
+/* The format_version of an open file that io_check_format accepted. */
+int io_file_version(hid_t file);
 
 /* Records DATUM_E_FORMAT "PATH: damaged archive: WHAT". */
 int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, ...)
@@ -194,6 +285,10 @@ int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, 
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* import.c: the results CSV reader as a row source (io_common.h), as the
+ * import reads it; arg unused. */
+int io_csv_source_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src);
 
 /* ------------------------------------------------------------------------ */
 /* h5util.c: HDF5 helpers (return < 0 on failure, nothing recorded)         */

@@ -125,9 +125,9 @@ const char *const io_summary_attrs[IO_N_SUMMARY_ATTRS] = {
     "format_version", "n_results", "n_fields", "first_date", "last_date", "has_adjusted",
     "has_teams", "has_published", "has_published_percent"};
 
-int io_archive_write_summary(hid_t file, const io_archive_summary *s)
+int io_archive_write_summary(hid_t file, const io_archive_summary *s, int version)
 {
-    const int64_t value[IO_N_SUMMARY_ATTRS] = {DATUM_ARCHIVE_FORMAT_VERSION,
+    const int64_t value[IO_N_SUMMARY_ATTRS] = {version,
                                         (int64_t)s->n_results,
                                         (int64_t)s->n_fields,
                                         s->first_date,

@@ -11,7 +11,8 @@
 
 #define OUTPUT_FORMAT_VERSION 1
 
-/* What output.c copies from the archive. */
+/* What output.c copies from an archive of one file (of several, it writes
+ * them: write_merged_names). */
 static const char *const kCopied[] = {"dict", "fields/event", "fields/section", "fields/board"};
 /* Root attributes set by datum_output_create itself. */
 static const char *const kReserved[] = {"format", "format_version", "engine_version", "command",
@@ -88,9 +89,69 @@ static int write_header(datum_output *o, const datum_archive *src, const char *c
     for (size_t i = 0; i < n; i++)
         if (io_h5_set_str_attr(f, keys[i], values[i] ? values[i] : "") < 0) return -1;
     if (io_h5_ensure_group(f, "fields") < 0) return -1;
-    for (size_t i = 0; i < sizeof kCopied / sizeof *kCopied; i++)
-        if (H5Ocopy(src->file, kCopied[i], f, kCopied[i], H5P_DEFAULT, H5P_DEFAULT) < 0) return -1;
+    for (size_t i = 0; src->n_parts == 1 && i < sizeof kCopied / sizeof *kCopied; i++)
+        if (H5Ocopy(src->parts[0].file, kCopied[i], f, kCopied[i], H5P_DEFAULT, H5P_DEFAULT) < 0)
+            return -1;
     return 0;
+}
+
+/* The file type of the parts' /fields/board that holds all their values
+ * (the widest), as the import of all their rows would choose it. */
+static hid_t board_type(const datum_archive *src)
+{
+    size_t size = 1;
+    int is_signed = 0;
+    for (uint32_t p = 0; p < src->n_parts; p++) {
+        hid_t t = H5Dget_type(src->parts[p].fields[IO_F_BOARD]);
+        if (t < 0) return H5I_INVALID_HID;
+        if (H5Tget_size(t) > size) size = H5Tget_size(t);
+        is_signed |= H5Tget_sign(t) == H5T_SGN_2;
+        H5Tclose(t);
+    }
+    int64_t hi = size >= 8 ? INT64_MAX : (int64_t)((UINT64_C(1) << (8 * size - is_signed)) - 1);
+    return io_h5_int_type(is_signed ? -1 : 0, hi);
+}
+
+/* An archive of several parts: its merged dictionaries, and the events,
+ * sections and boards of its fields in its order, written as the import
+ * of all its rows writes them. */
+static int write_merged_names(datum_output *o, const datum_archive *src)
+{
+    datum_ctx *ctx = o->ctx;
+    hid_t f = o->file, ds[3];
+    const int cols[3] = {IO_F_EVENT, IO_F_SECTION, IO_F_BOARD};
+    uint64_t chunk, length = 0;
+    int rc = io_h5_ensure_group(f, "dict") < 0 ? io_h5_fail_write(ctx, o->path, "dict") : DATUM_OK;
+    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
+        if (io_has_dict(k, src->info.has_teams) &&
+            io_h5_write_strings(f, &io_dict_cols[k], (const char *const *)src->dict[k],
+                                src->dict_len[k]) < 0)
+            rc = io_h5_fail_write(ctx, o->path, io_dict_cols[k].path);
+    const hid_t type[3] = {
+        io_h5_int_type(0, src->dict_len[IO_D_EVENTS] ? src->dict_len[IO_D_EVENTS] - 1 : 0),
+        io_h5_int_type(0, src->dict_len[IO_D_SECTIONS] ? src->dict_len[IO_D_SECTIONS] - 1 : 0),
+        board_type(src)};
+    for (int c = 0; c < 3; c++) ds[c] = H5I_INVALID_HID;
+    for (int c = 0; c < 3 && rc == DATUM_OK; c++)
+        if (type[c] < 0 || (ds[c] = io_h5_create_growing(f, &io_field_cols[cols[c]], type[c],
+                                                         src->info.n_fields, &o->opt, &chunk)) < 0)
+            rc = io_h5_fail_write(ctx, o->path, io_field_cols[cols[c]].path);
+    datum_chunk_reader *r = NULL;
+    if (rc == DATUM_OK) rc = datum_chunk_reader_create(ctx, (datum_archive *)src, 0, 1 << 20, &r);
+    while (rc == DATUM_OK) {
+        datum_chunk c;
+        if ((rc = datum_chunk_reader_next(r, &c)) != DATUM_OK || c.n_fields == 0) break;
+        const void *data[3] = {c.field_event, c.field_section, c.field_board};
+        const hid_t memtype[3] = {H5T_NATIVE_UINT32, H5T_NATIVE_UINT32, H5T_NATIVE_INT32};
+        for (int k = 0; k < 3 && rc == DATUM_OK; k++)
+            if (io_h5_append(ds[k], memtype[k], length, c.n_fields, data[k]) < 0)
+                rc = io_h5_fail_write(ctx, o->path, io_field_cols[cols[k]].path);
+        length += c.n_fields;
+    }
+    datum_chunk_reader_free(&r);
+    for (int c = 0; c < 3; c++)
+        if (ds[c] >= 0) H5Dclose(ds[c]);
+    return rc;
 }
 
 int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *src,
@@ -111,6 +172,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (rc == DATUM_OK) rc = io_h5_temp_create(ctx, path, &o->tmp, &o->file);
     if (rc == DATUM_OK && write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
         rc = io_h5_fail_write(ctx, path, NULL);
+    if (rc == DATUM_OK && src->n_parts > 1) rc = write_merged_names(o, src);
     if (rc != DATUM_OK) datum_output_abort(&o);
     *out = o;
     return rc;

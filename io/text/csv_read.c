@@ -27,6 +27,8 @@ struct io_csv {
     FILE *f;
     unsigned char in[READ_BUFFER];
     size_t in_pos, in_len;
+    uint64_t in_offset;   /* file offset of in[0] */
+    uint64_t range_end;   /* no record starts at or after this offset (UINT64_MAX: none) */
     uint64_t line;        /* physical line of the next byte (1-based) */
     uint64_t record_line; /* line where the current record starts */
     char *buf;            /* the record's fields, each NUL-terminated */
@@ -71,6 +73,7 @@ static int csv_fail(const csv_file *c, size_t i, const char *fmt, ...)
 static int next_byte(csv_file *c)
 {
     if (c->in_pos == c->in_len) {
+        c->in_offset += c->in_len;
         c->in_len = fread(c->in, 1, sizeof c->in, c->f);
         c->in_pos = 0;
         if (c->in_len == 0) {
@@ -94,6 +97,35 @@ static int append_byte(csv_file *c, char ch)
     return DATUM_OK;
 }
 
+/* Appends in[0..n) to the record (a run of ordinary bytes). */
+static int append_bytes(csv_file *c, const unsigned char *in, size_t n)
+{
+    if (c->len + n > MAX_RECORD)
+        return csv_fail(c, c->n_fields - 1, "record longer than %d bytes (unterminated quote?)",
+                        MAX_RECORD);
+    if (datum_reserve(c->ctx, &c->buf, &c->cap, c->len + n, 1) != DATUM_OK) return DATUM_E_NOMEM;
+    memcpy(c->buf + c->len, in, n);
+    c->len += n;
+    return DATUM_OK;
+}
+
+/* The bytes that end a run of ordinary ones: in an unquoted field, a
+ * separator, a quote, a line end or a NUL; in a quoted field (kInQuotes), a
+ * quote, a line feed (counted) or a NUL. */
+static const unsigned char kUnquotedStop[256] = {[','] = 1, ['"'] = 1, ['\n'] = 1, ['\r'] = 1, [0] = 1};
+static const unsigned char kQuotedStop[256] = {['"'] = 1, ['\n'] = 1, [0] = 1};
+
+/* The longest run of ordinary bytes at the reading position, moved into
+ * the record at once rather than byte by byte: most of a file. */
+static int take_run(csv_file *c, const unsigned char *stop)
+{
+    const unsigned char *p = c->in + c->in_pos, *end = c->in + c->in_len, *q = p;
+    while (q < end && !stop[*q]) q++;
+    if (q == p) return DATUM_OK;
+    c->in_pos += (size_t)(q - p);
+    return append_bytes(c, p, (size_t)(q - p));
+}
+
 static int begin_field(csv_file *c)
 {
     if (datum_reserve(c->ctx, &c->start, &c->start_cap, c->n_fields + 1, sizeof *c->start) != DATUM_OK)
@@ -110,6 +142,7 @@ static int csv_open(datum_ctx *ctx, const char *path, csv_file **out)
     c->ctx = ctx;
     c->path = path;
     c->line = 1;
+    c->range_end = UINT64_MAX;
     c->f = fopen(path, "rb");
     if (!c->f) {
         int rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
@@ -154,8 +187,15 @@ static int csv_next(csv_file *c)
         c->len = 0;
         c->n_fields = 0;
         c->record_line = c->line;
+        if (c->in_offset + c->in_pos >= c->range_end) return 0; /* the next range's */
         if ((rc = begin_field(c)) != DATUM_OK) return rc;
         for (;;) {
+            if (state == FIELD_START || state == UNQUOTED || state == QUOTED) {
+                size_t before = c->len;
+                if ((rc = take_run(c, state == QUOTED ? kQuotedStop : kUnquotedStop)) != DATUM_OK)
+                    return rc;
+                if (c->len > before && state == FIELD_START) state = UNQUOTED;
+            }
             int ch = next_byte(c);
             if (ch == BYTE_ERROR) return DATUM_E_IO;
             if (ch == 0) return csv_fail(c, c->n_fields - 1, "NUL byte (not a text file?)");
@@ -431,7 +471,12 @@ static int read_row(io_results_reader *r, io_result_row *row)
     if (col[K_ADJUSTED] != SIZE_MAX &&
         (rc = parse_adjusted(c, col[K_ADJUSTED], &row->adjusted)) != DATUM_OK)
         return rc;
-    if (col[K_MATCH] != SIZE_MAX &&
+    /* The three teams cells empty: a result outside any match (as datum
+     * export writes one of a teams archive). */
+    int no_match = col[K_MATCH] == SIZE_MAX ||
+                   (!*field(c, col[K_NS_TEAM]) && !*field(c, col[K_EW_TEAM]) &&
+                    !*field(c, col[K_MATCH]));
+    if (!no_match &&
         ((rc = parse_text(c, col[K_NS_TEAM], 0, &row->ns_team)) != DATUM_OK ||
          (rc = parse_text(c, col[K_EW_TEAM], 0, &row->ew_team)) != DATUM_OK ||
          (rc = parse_text(c, col[K_MATCH], 0, &row->match)) != DATUM_OK))
@@ -452,6 +497,19 @@ int io_results_next(io_results_reader *r, io_result_row *row)
     int rc;
     while ((rc = csv_next(r->csv)) == 1 && (rc = read_row(r, row)) == 0) r->n_sitouts++;
     return rc;
+}
+
+int io_results_range(io_results_reader *r, uint64_t begin, uint64_t end, uint64_t line)
+{
+    csv_file *c = r->csv;
+    c->range_end = end;
+    if (begin == 0) return DATUM_OK; /* the first part: the header is read, go on */
+    if (fseeko(c->f, (off_t)begin, SEEK_SET) != 0)
+        return io_fail_errno(c->ctx, DATUM_E_IO, errno, "cannot read %s", c->path);
+    c->in_offset = begin;
+    c->in_pos = c->in_len = 0;
+    c->line = line;
+    return DATUM_OK;
 }
 
 const uint64_t *io_results_sitouts(const io_results_reader *r) { return &r->n_sitouts; }

@@ -77,6 +77,12 @@ int io_results_has_teams(const io_results_reader *r);
  * sit-out row (one of ns_pair and ew_pair empty, and ns_score and adjusted
  * empty) is skipped and counted (io_results_sitouts). */
 int io_results_next(io_results_reader *r, io_result_row *row);
+/* Reads, from now on, only the records that start in bytes begin..end-1
+ * of the file, begin being the start of line `line` (and of a record: not
+ * inside a quoted field; begin 0: where the reader is, after the header);
+ * a part of a large file, read by one of several threads. DATUM_OK or
+ * DATUM_E_IO. */
+int io_results_range(io_results_reader *r, uint64_t begin, uint64_t end, uint64_t line);
 /* The sit-out rows skipped so far (a pointer that stays valid until close). */
 const uint64_t *io_results_sitouts(const io_results_reader *r);
 void io_results_close(io_results_reader **r);
@@ -99,6 +105,11 @@ typedef struct {
     int has_published_percent;
     int has_deals; /* its rows say which deal they played (io_result_row.deal) */
 } io_row_source;
+
+/* The format of the file at path, by its first bytes (datum_import's
+ * DATUM_FORMAT_AUTO): *format = DATUM_FORMAT_USEBIO, _PBN or _CSV. DATUM_OK,
+ * or DATUM_E_IO "cannot open PATH: REASON". */
+int io_detect_format(datum_ctx *ctx, const char *path, int *format);
 
 /* Opens path as a source; arg is the one given to the importer. */
 typedef int (*io_row_source_open)(datum_ctx *ctx, const char *path, void *arg,

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Out of memory end to end: `datum generate`, `score -o`, `cross -o` and `rate` run under address
-space limits (ulimit -v, RLIMIT_AS) from far too small to enough. Every run must end with exit 0
+"""Out of memory end to end: `datum generate`, `score -o`, `cross -o`, `rate`, `export`, `import`
+(with the default memory budget, and with a small one that sorts in runs) and `import --append`
+run under address space limits (ulimit -v, RLIMIT_AS) from far too small to enough. Every run must end with exit 0
 and its outputs written, or with exit 1, a message saying "out of memory" and no output left
 behind: never a signal, never exit 2 (a damaged archive, a bad input), never a partial file.
 HDF5, libgomp and CHOLMOD run out too under such limits, not only datum's own allocations.
@@ -31,9 +32,13 @@ def limited(limit):
     return set_limit
 
 
-def commands(archive):
+def commands(archive, rows):
     """Each command with the outputs it writes (relative names, in the run's own folder)."""
     return [
+        ("export", ["export", archive, "-o", "rows.csv", "--threads", "2"], ["rows.csv"]),
+        ("import", ["import", rows, "-o", "imp.h5", "--threads", "2"], ["imp.h5"]),
+        ("import in runs", ["import", rows, "-o", "imp.h5", "--memory", "1M", "--threads", "2"],
+         ["imp.h5"]),
         ("generate", ["generate", "-o", "gen.h5", "--clubs", "2", "--years", "1", "--threads", "2"],
          ["gen.h5"]),
         ("score", ["score", archive, "--datum", "nbb", "-o", "score.h5", "--threads", "2"],
@@ -44,7 +49,25 @@ def commands(archive):
          ["rate.csv", "rate.json", "rate.h5"]),
         ("rate iterative", ["rate", archive, "--solver", "iterative", "--block-size", "64",
                             "--out", "rate.csv", "--threads", "2"], ["rate.csv"]),
+        # Into a copy of a small archive (append.h5, put in the run's folder first): appended
+        # (a new root and its folder of parts), or left byte for byte as it was.
+        ("import --append", ["import", "--append", os.path.join(os.path.dirname(archive), "week.csv"),
+                             "-o", "append.h5"], ["append.h5", "append.h5.d"]),
     ]
+
+
+APPEND_BASE = "append.h5"
+
+
+def week_csv(path):
+    """A week of new events (names the generated archive does not have), new pairs among them."""
+    with open(path, "w") as f:
+        f.write("event,date,section,board,table,ns_pair,ew_pair,ns_score\n")
+        for e in range(20):
+            for board in range(1, 25):
+                for t in range(1, 8):
+                    f.write(f"Week {e:02d},2030-01-0{1 + e % 7},,{board},{t},W{e}-{t},"
+                            f"W{e}-{(t + board) % 7 + 8},{(board * t * 37) % 900 - 450}\n")
 
 
 def run_limited(datum, args, folder, limit):
@@ -61,9 +84,15 @@ def least_limit(datum):
     sys.exit("datum --version does not run under 4 GiB: built with AddressSanitizer?")
 
 
-def check(name, limit_mib, p, folder, outputs):
-    """None if the run ended as it must, else what went wrong."""
+def check(name, limit_mib, p, folder, outputs, before=None):
+    """None if the run ended as it must, else what went wrong. before: the bytes of the archive
+    an append was given (it must be left as it was on failure)."""
     left = sorted(os.listdir(folder))
+    if before is not None and p.returncode != 0:
+        with open(os.path.join(folder, APPEND_BASE), "rb") as f:
+            if f.read() != before:
+                return f"{name} under {limit_mib} MiB: exit {p.returncode} changed the archive"
+        left.remove(APPEND_BASE)
     where = f"{name} under {limit_mib} MiB"
     if p.returncode == 0:
         missing = [o for o in outputs if o not in left]
@@ -90,16 +119,28 @@ def main():
     archive = os.path.join(top, "input.h5")
     subprocess.run([datum, "generate", "-o", archive, "--clubs", "6", "--years", "1"], check=True,
                    capture_output=True)
+    base = os.path.join(top, "base.h5")
+    subprocess.run([datum, "generate", "-o", base, "--clubs", "2", "--years", "1"], check=True,
+                   capture_output=True)
+    with open(base, "rb") as f:
+        base_bytes = f.read()
+    week_csv(os.path.join(top, "week.csv"))
+    rows = os.path.join(top, "rows.csv")
+    subprocess.run([datum, "export", archive, "-o", rows], check=True, capture_output=True)
     start = least_limit(datum)
     limits = [start + step for step in STEPS_MIB]
     problems, summary = [], [f"datum starts under {start} MiB"]
-    for name, cmd, outputs in commands(archive):
+    for name, cmd, outputs in commands(archive, rows):
         ok_from, refused = None, 0
         for mib in limits:
             folder = os.path.join(top, name.replace(" ", "-") + f"-{mib}")
             os.makedirs(folder)
+            before = None
+            if APPEND_BASE in outputs:
+                shutil.copy(base, os.path.join(folder, APPEND_BASE))
+                before = base_bytes
             p = run_limited(datum, cmd, folder, mib * MIB)
-            problem = check(name, mib, p, folder, outputs)
+            problem = check(name, mib, p, folder, outputs, before)
             if problem:
                 problems.append(problem)
             elif p.returncode == 0 and ok_from is None:

@@ -16,12 +16,12 @@ import tempfile
 import h5py
 
 
-def block(text, lang):
-    """The first fenced code block of the given language."""
-    match = re.search(r"```%s\n(.*?)```" % lang, text, re.S)
-    if not match:
-        sys.exit("no ```%s block in the document" % lang)
-    return match.group(1)
+def block(text, lang, nth=0):
+    """The nth fenced code block of the given language."""
+    blocks = re.findall(r"```%s\n(.*?)```" % lang, text, re.S)
+    if len(blocks) <= nth:
+        sys.exit("no ```%s block number %d in the document" % (lang, nth + 1))
+    return blocks[nth]
 
 
 def expect_refusal(tool, folder, name, message):
@@ -43,6 +43,22 @@ def main():
                              capture_output=True, text=True, check=True)
         if run.stdout != expected:
             sys.exit("the example printed:\n%s\ninstead of:\n%s" % (run.stdout, expected))
+        # Format version 2: the same rows as a base and two segments, read by the document's
+        # second program, print the same.
+        lines = csv.splitlines(keepends=True)
+        parts = [[lines[0]] + [l for l in lines[1:] if cond(l)] for cond in (
+            lambda l: l.startswith("Spring"), lambda l: l.startswith("Club"))]
+        for k, rows in enumerate(parts):
+            with open(os.path.join(folder, "part%d.csv" % k), "w", encoding="utf-8") as f:
+                f.writelines(rows)
+        subprocess.run([tool, "import", "v2.h5", "part0.csv"], cwd=folder, check=True)
+        subprocess.run([tool, "append", "v2.h5", "part1.csv"], cwd=folder, check=True)
+        for name in ("v2.h5", "results.h5"):
+            run = subprocess.run([sys.executable, "-c", block(text, "python", 1), name],
+                                 cwd=folder, capture_output=True, text=True, check=True)
+            if run.stdout != expected:
+                sys.exit("the version 2 example printed on %s:\n%s\ninstead of:\n%s"
+                         % (name, run.stdout, expected))
 
         with h5py.File(os.path.join(folder, "foreign.h5"), "w") as f:
             f["x"] = [1, 2, 3]

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -50,6 +51,60 @@ static void test_import(void **state)
     remove("a.h5");
     write_big_csv("big.csv");
     alloc_loop_run(import, "big.csv", 2, ".");
+}
+
+/* Imports `user` in the least memory budget (runs spilled to the scratch
+ * file and merged), from its directory's listing, with a deal-free mix of
+ * formats recognised by content. */
+static int import_in_runs(datum_ctx *ctx, void *user)
+{
+    const char *args[] = {user};
+    char **paths = NULL;
+    size_t n = 0;
+    datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+    io.memory = DATUM_IMPORT_MEMORY_MIN;
+    int rc = datum_import_paths(ctx, args, 1, NULL, &paths, &n);
+    if (rc == DATUM_OK) rc = datum_import(ctx, (const char *const *)paths, n, "a.h5", &io, &kSmallChunks);
+    datum_import_paths_free(paths, n);
+    return rc;
+}
+
+/* Exports a.h5 as CSV, one event of it. */
+static int export_csv(datum_ctx *ctx, void *user)
+{
+    (void)user;
+    const char *events[] = {"E"};
+    datum_export_options eo = DATUM_EXPORT_OPTIONS_INIT;
+    eo.events = events;
+    eo.n_events = 1;
+    int rc = datum_export_csv(ctx, "a.h5", "e.csv", &eo);
+    remove("e.csv");
+    return rc;
+}
+
+/* 40 boards of 40 tables: about 190 KB of rows in memory, three times the
+ * least budget. */
+static void test_import_in_runs(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir("in", 0777), 0);
+    FILE *f = fopen("in/runs.csv", "w");
+    assert_non_null(f);
+    fputs("event,date,section,board,table,ns_pair,ew_pair,ns_score\n", f);
+    for (int b = 1; b <= 40; b++)
+        for (int t = 1; t <= 40; t++)
+            fprintf(f, "E,2024-03-02,A,%d,%d,N%d,W%d,%d\n", b, t, t, t, 10 * ((b * t) % 7) - 30);
+    assert_int_equal(fclose(f), 0);
+    alloc_loop_run(import_in_runs, "in", 1, ".");
+    alloc_loop_run(import_in_runs, "in", 2, ".");
+    datum_ctx *ctx = NULL;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(import_in_runs(ctx, "in"), DATUM_OK);
+    datum_ctx_free(&ctx);
+    alloc_loop_run(export_csv, NULL, 1, ".");
+    remove("a.h5");
+    remove("in/runs.csv");
+    rmdir("in");
 }
 
 /* Opens a.h5 and reads it, in chunks of one field. */
@@ -125,6 +180,117 @@ static void test_read_and_write(void **state)
     alloc_loop_run(write_csv, NULL, 1, ".");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Appending (format version 2): the append, and the merged reading         */
+
+#define APPEND_CSV                                                                                 \
+    "event,date,section,board,table,ns_pair,ew_pair,ns_score,adjusted\n"                           \
+    "A first,2024-03-09,A,1,1,P1,P9,420,\n"                                                        \
+    "A first,2024-03-09,A,1,2,P3,N4,,A-\n"                                                         \
+    "A first,2024-03-09,B,1,1,P5,P6,-50,\n"                                                        \
+    "Z last,2024-03-10,,3,1,P2,P8,100,\n"
+
+/* Two sections of one event playing board 1 with the same deal. */
+#define APPEND_PBN                                                                                 \
+    "[Event \"M middle\"]\n[Section \"A\"]\n[Board \"1\"]\n"                                   \
+    "[Deal \"N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765\"]\n"           \
+    "[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n1 2 420\n3 4 450\n\n"                          \
+    "[Event \"M middle\"]\n[Section \"B\"]\n[Board \"1\"]\n"                                   \
+    "[Deal \"N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765\"]\n"           \
+    "[ScoreTable \"PairId_NS;PairId_EW;Score_NS\"]\n5 6 170\n7 8 400\n\n"
+
+/* Copies a file (not through the context: the copy is the scenario's set-up). */
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[4096];
+    size_t n;
+    assert_non_null(in);
+    assert_non_null(out);
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+}
+
+/* Removes an archive of format version 2 made by the appends below. */
+static void remove_appended(const char *path, int segments)
+{
+    char name[256];
+    for (int i = 0; i <= segments; i++) {
+        if (i == 0) snprintf(name, sizeof name, "%s.d/base.h5", path);
+        else snprintf(name, sizeof name, "%s.d/segment-%04d.h5", path, i);
+        remove(name);
+    }
+    snprintf(name, sizeof name, "%s.d/lock", path);
+    remove(name);
+    snprintf(name, sizeof name, "%s.d", path);
+    rmdir(name);
+    remove(path);
+}
+
+/* Appends a.csv to a copy of the version 1 archive big.h5; then reads
+ * the result through: opening (merging), chunks, an output. */
+static int append_and_read(datum_ctx *ctx, void *user)
+{
+    (void)user;
+    const char *paths[] = {"a.csv"};
+    const char *keys[] = {"method"}, *values[] = {"butler"};
+    datum_archive *a = NULL;
+    datum_chunk_reader *r = NULL;
+    datum_output *o = NULL;
+    datum_chunk c;
+    copy_file("big.h5", "ap.h5");
+    int rc = datum_archive_append(ctx, "ap.h5", paths, 1, NULL, &kSmallChunks, NULL);
+    if (rc == DATUM_OK) rc = datum_archive_open(ctx, "ap.h5", &a);
+    if (rc == DATUM_OK) rc = datum_chunk_reader_create(ctx, a, DATUM_COL_ALL, 5, &r);
+    while (rc == DATUM_OK && (rc = datum_chunk_reader_next(r, &c)) == DATUM_OK && c.n_fields) {}
+    if (rc == DATUM_OK)
+        rc = datum_output_create(ctx, "out.h5", a, "cmd", keys, values, 1, &kSmallChunks, &o);
+    if (rc == DATUM_OK) rc = datum_output_commit(&o);
+    datum_output_abort(&o);
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    remove("out.h5");
+    remove_appended("ap.h5", 1);
+    return rc;
+}
+
+/* Reads m.h5 (a CSV base and a PBN segment: deal sets made for the base)
+ * in whole events, one field a chunk. */
+static int read_merged(datum_ctx *ctx, void *user)
+{
+    (void)user;
+    datum_archive *a = NULL;
+    datum_chunk_reader *r = NULL;
+    datum_chunk c;
+    int rc = datum_archive_open(ctx, "m.h5", &a);
+    if (rc == DATUM_OK) rc = datum_chunk_reader_create(ctx, a, DATUM_COL_ALL, 1, &r);
+    if (rc == DATUM_OK) rc = datum_chunk_reader_set_whole_events(r, 1);
+    while (rc == DATUM_OK && (rc = datum_chunk_reader_next(r, &c)) == DATUM_OK && c.n_fields) {}
+    datum_chunk_reader_free(&r);
+    datum_archive_close(&a);
+    return rc;
+}
+
+static void test_append(void **state)
+{
+    datum_ctx *ctx = NULL;
+    const char *big[] = {"big.csv"}, *pbn[] = {"m.pbn"};
+    write_big_csv("big.csv");
+    tu_write("a.csv", APPEND_CSV);
+    tu_write("m.pbn", APPEND_PBN);
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_import_csv(ctx, big, 1, "big.h5", &kSmallChunks), DATUM_OK);
+    assert_int_equal(datum_import_csv(ctx, big, 1, "m.h5", &kSmallChunks), DATUM_OK);
+    datum_import_options pbn_io = DATUM_IMPORT_OPTIONS_INIT;
+    pbn_io.format = DATUM_FORMAT_PBN;
+    assert_int_equal(datum_archive_append(ctx, "m.h5", pbn, 1, &pbn_io, &kSmallChunks, NULL),
+                     DATUM_OK);
+    datum_ctx_free(&ctx);
+    alloc_loop_run(append_and_read, NULL, 1, ".");
+    alloc_loop_run(read_merged, NULL, 2, ".");
+}
+
 /* The tarot import, archive reader and directory of sheets. */
 static const datum_tarot_inputs kTarot = {"ad.csv", "players.csv", "defenses.csv", "pen.csv"};
 
@@ -174,7 +340,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         tu_temp_dir_test(test_import),
+        tu_temp_dir_test(test_import_in_runs),
         tu_temp_dir_test(test_read_and_write),
+        tu_temp_dir_test(test_append),
         tu_temp_dir_test(test_tarot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

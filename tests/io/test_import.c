@@ -16,7 +16,7 @@ typedef struct {
     int32_t date;
 } trow;
 
-#define MAX_ROWS 2000
+#define MAX_ROWS 4000
 static trow g_rows[MAX_ROWS];
 static size_t g_n;
 
@@ -308,14 +308,11 @@ static char *dataset_bytes(hid_t file, const char *path, size_t *len)
     return out;
 }
 
-static void test_row_order_independence(void **state)
+/* Every dataset of archives a and b has the same type and the same bytes. */
+static void assert_same_archives(const char *path_a, const char *path_b)
 {
-    test_rng rng = test_rng_seeded("test_row_order_independence", 99);
-    generate(&rng, 15);
-    import_shuffled(&rng, 1, "a.h5", NULL);
-    import_shuffled(&rng, 3, "b.h5", NULL);
-    hid_t fa = H5Fopen("a.h5", H5F_ACC_RDONLY, H5P_DEFAULT),
-          fb = H5Fopen("b.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t fa = H5Fopen(path_a, H5F_ACC_RDONLY, H5P_DEFAULT),
+          fb = H5Fopen(path_b, H5F_ACC_RDONLY, H5P_DEFAULT);
     assert_true(fa >= 0 && fb >= 0);
     for (size_t k = 0; k < N_DATASETS; k++) {
         size_t la, lb;
@@ -335,6 +332,97 @@ static void test_row_order_independence(void **state)
     }
     H5Fclose(fa);
     H5Fclose(fb);
+}
+
+static void test_row_order_independence(void **state)
+{
+    test_rng rng = test_rng_seeded("test_row_order_independence", 99);
+    generate(&rng, 15);
+    import_shuffled(&rng, 1, "a.h5", NULL);
+    import_shuffled(&rng, 3, "b.h5", NULL);
+    assert_same_archives("a.h5", "b.h5");
+}
+
+/* Imports in.csv with a budget, threads and the size from which a CSV
+ * file is read in parts; returns the number of runs spilled. */
+static uint64_t import_with(const char *path, size_t memory, int threads, uint64_t split_bytes)
+{
+    const char *paths[] = {"in.csv"};
+    datum_ctx *ctx = NULL;
+    datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+    io.memory = memory;
+    io.split_bytes = split_bytes;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_ctx_set_threads(ctx, threads), DATUM_OK);
+    int rc = datum_import(ctx, paths, 1, path, &io, NULL);
+    if (rc != DATUM_OK) fail_msg("%s", datum_ctx_message(ctx));
+    datum_ctx_free(&ctx);
+    return io.n_runs;
+}
+
+/* The same rows give the same archive in one run or many (spilled to the
+ * scratch file and merged), read by one thread or by two from parts of the
+ * file; and nothing is left beside the archive. */
+static void test_runs_and_threads(void **state)
+{
+    static size_t order[MAX_ROWS];
+    test_rng rng = test_rng_seeded("test_runs_and_threads", 7);
+    generate(&rng, 150);
+    shuffle(&rng, order, g_n);
+    write_csv("in.csv", order, 0, g_n, 1);
+    assert_int_equal(import_with("a.h5", 0, 1, 0), 0);
+    assert_true(g_n * 120 > 4 * DATUM_IMPORT_MEMORY_MIN); /* so that the least budget makes runs */
+    assert_true(import_with("b.h5", DATUM_IMPORT_MEMORY_MIN, 1, 0) >= 4);
+    assert_true(import_with("c.h5", DATUM_IMPORT_MEMORY_MIN, 2, 1000) >= 4);
+    assert_int_equal(import_with("d.h5", 0, 2, 1000), 0);
+    assert_same_archives("a.h5", "b.h5");
+    assert_same_archives("a.h5", "c.h5");
+    assert_same_archives("a.h5", "d.h5");
+    assert_int_equal(tu_count_files(), 5); /* in.csv and 4 archives: no scratch file left */
+    check_round_trip("c.h5", 1000);
+}
+
+/* Two bad rows far apart in a file read by two threads in parts: the first
+ * is reported, with its line, however the threads ran; a clash of two rows
+ * in different runs names both lines, in input order. */
+static void test_errors_in_parts_and_runs(void **state)
+{
+    const char *paths[] = {"bad.csv"};
+    FILE *f = fopen("bad.csv", "w");
+    assert_non_null(f);
+    fputs("event,date,section,board,table,ns_pair,ew_pair,ns_score\n", f);
+    for (int i = 0; i < 4000; i++)
+        fprintf(f, "E,2024-03-02,A,%d,%d,N%d,W%d,%s\n", 1 + i / 40, 1 + i % 40, i % 40, i % 40,
+                i == 3900 ? "x" : i == 10 ? "1.5" : "10");
+    assert_int_equal(fclose(f), 0);
+    for (int threads = 1; threads <= 2; threads++) {
+        datum_ctx *ctx = NULL;
+        datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+        io.split_bytes = 1000;
+        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+        assert_int_equal(datum_ctx_set_threads(ctx, threads), DATUM_OK);
+        assert_int_equal(datum_import(ctx, paths, 1, "x.h5", &io, NULL), DATUM_E_INPUT);
+        assert_string_equal(datum_ctx_message(ctx),
+                            "bad.csv:12: column ns_score: \"1.5\" is not an integer");
+        datum_ctx_free(&ctx);
+    }
+    f = fopen("bad.csv", "w");
+    assert_non_null(f);
+    fputs("event,date,section,board,table,ns_pair,ew_pair,ns_score\n", f);
+    for (int i = 0; i < 4000; i++) /* line 4002 repeats line 2's board 1 table 1 */
+        fprintf(f, "E,2024-03-02,A,%d,%d,N%d,W%d,10\n", i == 3999 ? 1 : 1 + i / 40,
+                i == 3999 ? 1 : 1 + i % 40, i % 40, i % 40);
+    assert_int_equal(fclose(f), 0);
+    datum_ctx *ctx = NULL;
+    datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+    io.memory = DATUM_IMPORT_MEMORY_MIN;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_import(ctx, paths, 1, "x.h5", &io, NULL), DATUM_E_INPUT);
+    assert_true(io.n_runs >= 2); /* the two rows were read into different runs */
+    assert_non_null(strstr(datum_ctx_message(ctx), "bad.csv:4001: column table:"));
+    assert_non_null(strstr(datum_ctx_message(ctx), "table 1 already appears at bad.csv:2"));
+    datum_ctx_free(&ctx);
+    assert_int_equal(tu_count_files(), 1); /* no archive, no scratch file */
 }
 
 /* The stored type of a dataset equals `expected`. */
@@ -467,6 +555,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         tu_temp_dir_test(test_round_trip),      tu_temp_dir_test(test_info_and_dictionaries),
         tu_temp_dir_test(test_column_subsets),  tu_temp_dir_test(test_row_order_independence),
+        tu_temp_dir_test(test_runs_and_threads), tu_temp_dir_test(test_errors_in_parts_and_runs),
         tu_temp_dir_test(test_narrowest_types), tu_temp_dir_test(test_layout_and_attributes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,389 @@
+/*
+ * append.c - new events added to an archive (format version 2,
+ * docs/archive-format.md): the new rows imported as an ordinary archive, a
+ * segment, into ARCHIVE.d; then a new root file, the manifest, renamed over
+ * ARCHIVE. Nothing already there is written, so a kill at any moment leaves
+ * the old manifest, and the old archive, in place; files it does not list
+ * are ignored by readers and removed by the next append.
+ */
+#include "io_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LOCK_NAME "lock"
+#define BASE_NAME "base.h5"
+
+/* Tests only (tests/e2e/test_append.py): DATUM_TEST_APPEND_KILL=PHASE kills
+ * the process there, to show that every phase leaves a whole archive. */
+static void kill_point(const char *phase)
+{
+    const char *at = getenv("DATUM_TEST_APPEND_KILL");
+    if (at && strcmp(at, phase) == 0) raise(SIGKILL);
+}
+
+/* The archive as the append finds it: its parts, each with its summary and
+ * its event names. */
+typedef struct {
+    io_part_entry *entry;
+    datum_archive_info *info;
+    char ***events;
+    uint32_t *n_events;
+    uint32_t n, cap;
+    int version;
+} state;
+
+static void state_free(state *s)
+{
+    for (uint32_t i = 0; i < s->n; i++) io_free_dict(s->events[i], s->n_events[i]);
+    io_part_entries_free(s->entry, s->n);
+    datum_free(s->info);
+    datum_free(s->events);
+    datum_free(s->n_events);
+}
+
+/* One more part, of file name `file`, nothing read yet. */
+static int state_add(datum_ctx *ctx, state *s, const char *file)
+{
+    void *const arrays[] = {&s->entry, &s->info, &s->events, &s->n_events};
+    const size_t sizes[] = {sizeof *s->entry, sizeof *s->info, sizeof *s->events,
+                            sizeof *s->n_events};
+    size_t cap = s->cap;
+    int rc = datum_reserve_all(ctx, &cap, (size_t)s->n + 1, 4, arrays, sizes);
+    if (rc != DATUM_OK) return rc;
+    s->cap = (uint32_t)cap;
+    memset(&s->entry[s->n], 0, sizeof s->entry[s->n]);
+    memset(&s->info[s->n], 0, sizeof s->info[s->n]);
+    s->events[s->n] = NULL;
+    s->n_events[s->n] = 0;
+    if (!(s->entry[s->n].file = datum_strdup(ctx, file))) return DATUM_E_NOMEM;
+    s->n++;
+    return DATUM_OK;
+}
+
+/* Reads part i (the file at path): summary and event names. listed: the
+ * manifest describes it, and a file that is not what it says is damage;
+ * else its entry is filled in. */
+static int read_part(datum_ctx *ctx, const char *archive, const char *path, state *s, uint32_t i,
+                     int listed)
+{
+    hid_t file = H5I_INVALID_HID;
+    struct stat st;
+    io_part_entry *e = &s->entry[i];
+    int rc = io_h5_open_checked(ctx, path, &file);
+    if (rc == DATUM_OK) rc = io_check_format(ctx, file, path, &io_bridge_archive);
+    if (rc == DATUM_OK && io_file_version(file) != IO_ARCHIVE_FILE_VERSION)
+        rc = io_damaged(ctx, path, &io_bridge_archive, "a part must be of format version %d",
+                        IO_ARCHIVE_FILE_VERSION);
+    if (rc == DATUM_OK) rc = io_read_summary(ctx, file, path, &s->info[i]);
+    if (rc == DATUM_OK)
+        rc = io_read_dict(ctx, file, path, &io_bridge_archive, io_dict_cols[IO_D_EVENTS].path,
+                          &s->n_events[i], &s->events[i]);
+    if (file >= 0) io_h5_close_file(file);
+    if (rc == DATUM_OK && stat(path, &st) != 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno,
+                                                                   "cannot open %s", path);
+    if (rc != DATUM_OK) return rc;
+    if (!listed) { /* the manifest will say what it holds */
+        e->bytes = (uint64_t)st.st_size;
+        e->n_results = s->info[i].n_results;
+        e->n_fields = s->info[i].n_fields;
+    } else if (e->bytes != (uint64_t)st.st_size || e->n_results != s->info[i].n_results ||
+               e->n_fields != s->info[i].n_fields) {
+        return io_damaged(ctx, archive, &io_bridge_archive,
+                          "its part %s is not what the manifest says", path);
+    }
+    return DATUM_OK;
+}
+
+/* The archive's parts: the file itself (version 1, the future base) or
+ * those its manifest lists (version 2). */
+static int read_state(datum_ctx *ctx, const char *path, state *s)
+{
+    hid_t root = H5I_INVALID_HID;
+    int rc = io_h5_open_checked(ctx, path, &root);
+    if (rc == DATUM_OK) rc = io_check_format(ctx, root, path, &io_bridge_archive);
+    if (rc == DATUM_OK) s->version = io_file_version(root);
+    if (rc == DATUM_OK && s->version == IO_ARCHIVE_SEGMENTED_VERSION) {
+        rc = io_read_manifest(ctx, root, path, &s->entry, &s->n);
+        s->cap = s->n;
+        if (rc == DATUM_OK &&
+            (!(s->info = datum_calloc(ctx, s->n, sizeof *s->info)) ||
+             !(s->events = datum_calloc(ctx, s->n, sizeof *s->events)) ||
+             !(s->n_events = datum_calloc(ctx, s->n, sizeof *s->n_events))))
+            rc = DATUM_E_NOMEM;
+    } else if (rc == DATUM_OK) {
+        rc = state_add(ctx, s, BASE_NAME);
+    }
+    if (root >= 0) io_h5_close_file(root);
+    for (uint32_t i = 0; i < s->n && rc == DATUM_OK; i++) {
+        char *part = s->version == IO_ARCHIVE_FILE_VERSION ? NULL
+                                                           : io_part_path(ctx, path, s->entry[i].file);
+        if (s->version != IO_ARCHIVE_FILE_VERSION && !part) rc = DATUM_E_NOMEM;
+        else rc = read_part(ctx, path, part ? part : path, s, i, part != NULL);
+        datum_free(part);
+    }
+    return rc;
+}
+
+/* 1 if part i's entry names the file. */
+static int listed(const state *s, const char *file)
+{
+    if (s->version == IO_ARCHIVE_FILE_VERSION) return 0; /* the folder is all leftovers */
+    for (uint32_t i = 0; i < s->n; i++)
+        if (strcmp(s->entry[i].file, file) == 0) return 1;
+    return 0;
+}
+
+/* Removes what a killed append left: files of the folder that the manifest
+ * does not list, and the root's temporary files beside the archive. */
+static int remove_leftovers(datum_ctx *ctx, const char *path, const char *dir, const state *s)
+{
+    DIR *d = opendir(dir);
+    struct dirent *ent;
+    int rc = DATUM_OK;
+    if (!d) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", dir);
+    while (rc == DATUM_OK && (ent = readdir(d))) {
+        const char *name = ent->d_name;
+        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, LOCK_NAME) || listed(s, name))
+            continue;
+        char *file = io_part_path(ctx, path, name);
+        if (!file) rc = DATUM_E_NOMEM;
+        else if (unlink(file) != 0 && errno != ENOENT)
+            rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot remove %s", file);
+        datum_free(file);
+    }
+    closedir(d);
+    /* PATH.tmp-XXXXXX, the root being written when the append was killed. */
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t dir_len = slash ? (size_t)(slash - path) : 0, base_len = strlen(base);
+    char *parent = datum_calloc(ctx, dir_len + 2, 1);
+    if (rc == DATUM_OK && !parent) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK) memcpy(parent, slash ? path : ".", slash ? (dir_len ? dir_len : 1) : 1);
+    if (rc == DATUM_OK && (d = opendir(parent))) {
+        while (rc == DATUM_OK && (ent = readdir(d))) {
+            const char *name = ent->d_name;
+            if (strncmp(name, base, base_len) || strncmp(name + base_len, ".tmp-", 5) ||
+                strlen(name + base_len + 5) != 6)
+                continue;
+            char *file = datum_calloc(ctx, strlen(parent) + strlen(name) + 2, 1);
+            if (!file) {
+                rc = DATUM_E_NOMEM;
+                break;
+            }
+            sprintf(file, "%s/%s", parent, name);
+            unlink(file); /* a leftover: whether it goes now or later changes nothing */
+            datum_free(file);
+        }
+        closedir(d);
+    }
+    datum_free(parent);
+    return rc;
+}
+
+/* Syncs a folder, so that the renames and links in it last a crash. */
+static int sync_dir(datum_ctx *ctx, const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_CLOEXEC);
+    int rc = fd >= 0 && fsync(fd) == 0 ? DATUM_OK
+                                       : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot sync %s", dir);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+/* The folder of the archive, made if needed, locked against another append
+ * (*lock_fd: the lock, held until closed). */
+static int lock_dir(datum_ctx *ctx, const char *path, const char *dir, int *lock_fd)
+{
+    *lock_fd = -1;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", dir);
+    char *name = io_part_path(ctx, path, LOCK_NAME);
+    if (!name) return DATUM_E_NOMEM;
+    int fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0666), rc = DATUM_OK;
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fd < 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", name);
+    else if (fcntl(fd, F_SETLK, &lk) != 0)
+        rc = errno == EACCES || errno == EAGAIN
+                 ? datum_ctx_fail(ctx, DATUM_E_IO, "%s: another append to it is running", path)
+                 : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot lock %s", name);
+    datum_free(name);
+    if (rc != DATUM_OK && fd >= 0) close(fd);
+    if (rc == DATUM_OK) *lock_fd = fd;
+    return rc;
+}
+
+/* 1 if the event name is one of the archive's (each part's names are sorted). */
+static int known_event(const state *s, uint32_t parts, const char *name)
+{
+    for (uint32_t p = 0; p < parts; p++) {
+        uint32_t lo = 0, hi = s->n_events[p];
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            int c = strcmp(s->events[p][mid], name);
+            if (c == 0) return 1;
+            if (c < 0) lo = mid + 1;
+            else hi = mid;
+        }
+    }
+    return 0;
+}
+
+static io_row_source_open opener(int format)
+{
+    return format == DATUM_FORMAT_PBN ? io_pbn_open
+           : format == DATUM_FORMAT_USEBIO ? io_usebio_open
+                                           : io_csv_source_open;
+}
+
+/* The refusal of an event already in the archive, at the first row of the
+ * input (in the order of the files and their lines) that belongs to one. */
+static int refuse_known_event(datum_ctx *ctx, const char *archive, const state *s, uint32_t parts,
+                              const char *const *paths, size_t n_paths,
+                              const datum_import_options *io)
+{
+    datum_pbn_options again = {io->strict, 0};
+    int rc = DATUM_OK;
+    for (size_t f = 0; f < n_paths && rc == DATUM_OK; f++) {
+        io_row_source src = {0};
+        io_result_row row;
+        int format = io->format;
+        if (format == DATUM_FORMAT_AUTO) rc = io_detect_format(ctx, paths[f], &format);
+        if (rc == DATUM_OK) rc = opener(format)(ctx, paths[f], &again, &src);
+        while (rc == DATUM_OK && (rc = src.next(src.self, &row)) == 1) {
+            rc = DATUM_OK;
+            if (known_event(s, parts, row.event)) {
+                rc = datum_ctx_fail(ctx, DATUM_E_INPUT,
+                                    "%s:%llu: column event: event \"%s\" is already in %s (an "
+                                    "append adds new events only; to change an event, import "
+                                    "all the rows again)",
+                                    paths[f], (unsigned long long)row.line, row.event, archive);
+                break;
+            }
+        }
+        if (src.close) src.close(src.self);
+    }
+    return rc < 0 ? rc
+                  : datum_ctx_fail(ctx, DATUM_E_INPUT, "%s: the input has events already in it "
+                                                       "(an append adds new events only)", archive);
+}
+
+/* Writes the new root (summary and manifest of the parts s lists) and
+ * renames it over path. */
+static int write_root(datum_ctx *ctx, const char *path, const state *s)
+{
+    datum_archive_info m = {0};
+    for (uint32_t i = 0; i < s->n; i++) io_summary_add(&m, &s->info[i]);
+    io_archive_summary sum = {m.n_results,    m.n_fields,         m.first_date,
+                              m.last_date,    m.has_adjusted,     m.has_teams,
+                              m.has_published, m.has_published_percent};
+    char *tmp = NULL;
+    hid_t file;
+    int rc = io_h5_temp_create(ctx, path, &tmp, &file);
+    if (rc != DATUM_OK) return rc;
+    if (io_archive_write_summary(file, &sum, IO_ARCHIVE_SEGMENTED_VERSION) < 0)
+        rc = io_h5_fail_write(ctx, path, "attributes");
+    if (rc == DATUM_OK && (rc = io_write_manifest(ctx, file, s->entry, s->n)) < 0 &&
+        rc != DATUM_E_NOMEM)
+        rc = io_h5_fail_write(ctx, path, "manifest");
+    herr_t closed = io_h5_close_file(file); /* flushes */
+    if (rc == DATUM_OK && closed < 0) rc = io_h5_fail_write(ctx, path, "closing the file");
+    kill_point("root-written");
+    if (rc == DATUM_OK && (rc = io_temp_commit(ctx, tmp, path)) == DATUM_OK) { /* sync, rename */
+        datum_free(tmp);
+        tmp = NULL;
+    }
+    io_temp_discard(&tmp);
+    return rc;
+}
+
+/* The folder that holds path (for its sync), malloc'd. */
+static char *parent_of(datum_ctx *ctx, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return datum_strdup(ctx, ".");
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *p = datum_calloc(ctx, n + 1, 1);
+    if (p) memcpy(p, path, n);
+    return p;
+}
+
+int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *const *paths,
+                         size_t n_paths, datum_import_options *io, const datum_write_options *opt,
+                         datum_append_info *info)
+{
+    datum_import_options defaults = DATUM_IMPORT_OPTIONS_INIT;
+    if (!io) io = &defaults;
+    state s = {0};
+    char *dir = NULL, *segment = NULL, *base = NULL, *parent = NULL;
+    char name[32];
+    struct stat st;
+    int lock_fd = -1, rc = DATUM_OK, imported = DATUM_OK, committed = 0, linked = 0;
+    io_h5_silence();
+    if (info) memset(info, 0, sizeof *info);
+    /* The archive must be there, and readable, before anything is made. */
+    hid_t probe = H5I_INVALID_HID;
+    rc = io_h5_open_checked(ctx, archive_path, &probe);
+    if (rc == DATUM_OK) rc = io_check_format(ctx, probe, archive_path, &io_bridge_archive);
+    if (probe >= 0) io_h5_close_file(probe);
+    if (rc == DATUM_OK && (!(dir = io_parts_dir(ctx, archive_path)) ||
+                           !(parent = parent_of(ctx, archive_path))))
+        rc = DATUM_E_NOMEM;
+    int made_dir = rc == DATUM_OK && stat(dir, &st) != 0;
+    if (rc == DATUM_OK) rc = lock_dir(ctx, archive_path, dir, &lock_fd);
+    if (rc == DATUM_OK) rc = read_state(ctx, archive_path, &s);
+    if (rc == DATUM_OK) rc = remove_leftovers(ctx, archive_path, dir, &s);
+    uint32_t old = s.n;
+    if (rc == DATUM_OK) {
+        snprintf(name, sizeof name, "segment-%04u.h5", old);
+        if (!(segment = io_part_path(ctx, archive_path, name)) ||
+            !(base = io_part_path(ctx, archive_path, BASE_NAME)))
+            rc = DATUM_E_NOMEM;
+    }
+    if (rc == DATUM_OK) rc = imported = datum_import(ctx, paths, n_paths, segment, io, opt);
+    if (rc >= 0) rc = state_add(ctx, &s, name);
+    if (rc >= 0) rc = read_part(ctx, archive_path, segment, &s, old, 0);
+    for (uint32_t e = 0; rc >= 0 && e < s.n_events[old]; e++)
+        if (known_event(&s, old, s.events[old][e]))
+            rc = refuse_known_event(ctx, archive_path, &s, old, paths, n_paths, io);
+    kill_point("segment-written");
+    /* A version 1 archive becomes the base: a second name for the same file. */
+    if (rc >= 0 && s.version == IO_ARCHIVE_FILE_VERSION) {
+        if (link(archive_path, base) == 0) linked = 1;
+        else rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot link %s to %s", archive_path, base);
+    }
+    if (rc >= 0) rc = sync_dir(ctx, dir);
+    kill_point("base-linked");
+    if (rc >= 0 && (rc = write_root(ctx, archive_path, &s)) >= 0) committed = 1;
+    kill_point("root-renamed");
+    if (rc >= 0) rc = sync_dir(ctx, parent);
+    if (rc >= 0 && info)
+        *info = (datum_append_info){s.info[old].n_results, s.info[old].n_fields, s.n_events[old],
+                                    s.n - 1};
+    /* A failed append leaves nothing (what it made is not listed: gone now
+     * rather than at the next append); once the new root is in place, the
+     * append is done, whatever fails after. */
+    if (rc < 0 && !committed) {
+        if (segment) unlink(segment);
+        if (linked) unlink(base);
+        if (made_dir && lock_fd >= 0) {
+            char *lock = io_part_path(ctx, archive_path, LOCK_NAME);
+            if (lock) unlink(lock);
+            datum_free(lock);
+            rmdir(dir);
+        }
+    }
+    if (lock_fd >= 0) close(lock_fd);
+    state_free(&s);
+    datum_free(dir);
+    datum_free(segment);
+    datum_free(base);
+    datum_free(parent);
+    return rc < 0 ? rc : imported;
+}
