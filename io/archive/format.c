@@ -118,8 +118,19 @@ int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_
     else if (io_h5_length(ds, &n) < 0 || n > INT32_MAX)
         rc = io_damaged(ctx, path, kind, "%s is not a 1-D dataset of at most 2^31-1 entries", name);
     else if (!(h5 = datum_calloc(ctx, n, sizeof *h5))) rc = DATUM_E_NOMEM;
-    else if (io_h5_read_strings(ds, n, h5) < 0)
-        rc = io_damaged(ctx, path, kind, "%s is not a readable string dataset", name);
+    else {
+        errno = 0; /* an allocation failing inside HDF5 leaves ENOMEM, also when HDF5 has no
+                      memory left to say so */
+        if (io_h5_read_strings(ds, n, h5) < 0) {
+            int err = errno;
+            if ((rc = io_h5_nomem(ctx)) == DATUM_OK)
+                rc = err == ENOMEM ? datum_ctx_fail(ctx, DATUM_E_NOMEM,
+                                                    "out of memory (HDF5, reading %s of %s)", name,
+                                                    path)
+                                   : io_damaged(ctx, path, kind, "%s is not a readable string "
+                                                                 "dataset", name);
+        }
+    }
     if (rc == DATUM_OK) rc = io_copy_strings(ctx, h5, n, out);
     if (h5) io_h5_free_strings(n, h5);
     datum_free(h5);
