@@ -115,6 +115,12 @@ int cli_fail(datum_ctx *ctx, int code);
 typedef int (*cli_job_fn)(datum_ctx *ctx, const char *archive, void *job);
 int cli_run_job(int threads, cli_job_fn fn, const char *archive, void *job);
 
+/* Runs a scoring pass: datum_pass_run in `datum` (main.c); in datum-mpi
+ * every process runs its slice of the archive and the pair totals are
+ * carried from slice to slice in archive order (mpi/pass_mpi.c). Returns as
+ * datum_pass_run. */
+int cli_pass_run(datum_ctx *ctx, datum_pass *pass);
+
 /* Creates the HDF5 output of `command` run on the archive at archive_path
  * (a), its root attributes describing the method mo and the archive. */
 int cli_output_create(datum_ctx *ctx, const char *path, const datum_archive *a,

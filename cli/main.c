@@ -22,6 +22,12 @@ static const command kCommands[] = {
     {"tarot", cmd_tarot, "tarot Attaque-Défense: PM per étui, rankings, roadmap sheets"},
 };
 
+int cli_pass_run(datum_ctx *ctx, datum_pass *pass)
+{
+    (void)ctx;
+    return datum_pass_run(pass);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: datum [--version] [--help] COMMAND [ARGS]\n\n"
