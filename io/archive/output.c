@@ -51,6 +51,10 @@ struct datum_output {
     char *path, *tmp;
     hid_t file;
     int shared; /* written by the processes of datum-mpi together */
+    /* Shared, of an archive of several parts: its merged names, written by
+     * rank 0 alone at commit (parallel HDF5 1.10 writes no variable-length
+     * strings); borrowed, the archive outlives the output. */
+    const datum_archive *names_of;
     datum_write_options opt;
     out_column *col;
     size_t n_cols, cols_cap;
@@ -217,7 +221,8 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (o->shared) rc = create_shared(o, rc);
     if (rc == DATUM_OK && write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
         rc = io_h5_fail_write(ctx, path, NULL);
-    if (rc == DATUM_OK && src->n_parts > 1) rc = write_merged_names(o, src);
+    if (rc == DATUM_OK && src->n_parts > 1 && o->shared) o->names_of = src;
+    else if (rc == DATUM_OK && src->n_parts > 1) rc = write_merged_names(o, src);
     rc = agree(o, rc);
     if (rc != DATUM_OK) datum_output_abort(&o);
     *out = o;
@@ -390,6 +395,22 @@ int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t cou
     return DATUM_OK;
 }
 
+/* Shared, on rank 0 once every process has closed the file: the merged
+ * names of a source of several parts, through HDF5's own file driver. */
+static int add_merged_names(datum_output *o)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
+        o->file = H5Fopen(o->tmp, H5F_ACC_RDWR, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
+    int rc = o->file < 0 ? io_h5_fail_write(o->ctx, o->path, "reopening it") : DATUM_OK;
+    if (rc == DATUM_OK) rc = write_merged_names(o, o->names_of);
+    if (o->file >= 0 && io_h5_close_file(o->file) < 0 && rc == DATUM_OK)
+        rc = io_h5_fail_write(o->ctx, o->path, "closing the file");
+    o->file = H5I_INVALID_HID;
+    return rc;
+}
+
 int datum_output_commit(datum_output **o)
 {
     io_h5_silence(); /* this thread too: a caller may use several */
@@ -407,6 +428,7 @@ int datum_output_commit(datum_output **o)
         herr_t closed = io_h5_close_file(p->file);
         p->file = H5I_INVALID_HID;
         rc = agree(p, closed < 0 ? io_h5_fail_write(p->ctx, p->path, "closing the file") : DATUM_OK);
+        if (rc == DATUM_OK && io_mpi_rank() == 0 && p->names_of) rc = add_merged_names(p);
         if (rc == DATUM_OK && io_mpi_rank() == 0 &&
             (rc = io_temp_commit(p->ctx, p->tmp, p->path)) == DATUM_OK) {
             datum_free(p->tmp);
