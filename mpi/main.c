@@ -17,7 +17,7 @@ typedef struct {
 
 static const command kCommands[] = {
     {"score", cmd_score},     {"cross", cmd_cross}, {"matchpoints", cmd_matchpoints},
-    {"barking", cmd_barking},
+    {"barking", cmd_barking}, {"rate", cmd_rate},
 };
 
 static const char kUsage[] =
@@ -63,6 +63,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "datum-mpi: rank %d: cannot silence standard output\n", rank);
     int status = datum_io_use_mpi(MPI_COMM_WORLD) == 0 ? dispatch(argc, argv) : EXIT_FAILURE_RUN;
     fflush(stdout);
+    mpi_rate_finish();
     MPI_Finalize();
     return status;
 }

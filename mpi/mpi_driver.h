@@ -41,6 +41,9 @@ int mpi_all_ok(int ok);
 /* A failure of another process, recorded in ctx: DATUM_E_IO. */
 int mpi_other_failed(datum_ctx *ctx);
 
+/* Ends PETSc if rate_petsc.c started it (before MPI_Finalize). */
+void mpi_rate_finish(void);
+
 /* Writes the process's stats as one JSON line per rank, in rank order, to
  * the file named by the environment variable DATUM_MPI_REPORT (nothing when
  * unset); collective. */

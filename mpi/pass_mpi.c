@@ -103,7 +103,15 @@ static void carry(const datum_pair_sums *s, int from, int to, int rank)
     }
 }
 
-int cli_pass_run(datum_ctx *ctx, datum_pass *pass)
+int cli_writes_files(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank == 0;
+}
+
+int cli_slice(datum_ctx *ctx, const datum_archive *a, int whole_events, uint64_t *first,
+              uint64_t *end)
 {
     int rank, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -115,14 +123,24 @@ int cli_pass_run(datum_ctx *ctx, datum_pass *pass)
         return rc != DATUM_OK ? rc : mpi_other_failed(ctx);
     }
     mpi_phase_begin(MPI_PHASE_SLICE);
-    rc = mpi_slices(ctx, datum_pass_archive(pass), datum_pass_whole_events(pass), bounds);
+    rc = mpi_slices(ctx, a, whole_events, bounds);
     mpi_phase_end(MPI_PHASE_SLICE);
     if (rc == DATUM_OK) {
-        mpi_stat.first_field = bounds[rank];
-        mpi_stat.end_field = bounds[rank + 1];
-        rc = datum_pass_set_fields(pass, bounds[rank], bounds[rank + 1]);
+        *first = mpi_stat.first_field = bounds[rank];
+        *end = mpi_stat.end_field = bounds[rank + 1];
     }
     datum_free(bounds);
+    return rc;
+}
+
+int cli_pass_run(datum_ctx *ctx, datum_pass *pass)
+{
+    int rank, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    uint64_t first, end;
+    int rc = cli_slice(ctx, datum_pass_archive(pass), datum_pass_whole_events(pass), &first, &end);
+    if (rc == DATUM_OK) rc = datum_pass_set_fields(pass, first, end);
     /* Every later step is collective: a process that failed still takes
      * part, so that none waits for it. */
     if (!mpi_all_ok(rc == DATUM_OK)) return rc != DATUM_OK ? rc : mpi_other_failed(ctx);

@@ -211,6 +211,92 @@ class Imported(Base):
         self.same_as_serial(self.appended, "matchpoints")
 
 
+def keys(d, prefix=""):
+    """The report's fields: every key, nested ones as a.b."""
+    out = set()
+    for k, v in d.items():
+        out.add(prefix + k)
+        if isinstance(v, dict):
+            out |= keys(v, prefix + k + ".")
+    return out
+
+
+class Rate(Base):
+    """datum-mpi rate against datum rate: the same pairs, boards, raw Butler and components, the
+    ratings within 1e-8 IMPs per board, the same report fields, the same -o datasets."""
+
+    @classmethod
+    def setUpClass(cls):
+        Generated.setUpClass()
+        Imported.setUpClass()
+
+    def same_ratings(self, archive, *options):
+        tag = os.path.join(ARGS.work, f"rate-{os.path.basename(archive)}-{len(options)}")
+        run([ARGS.datum, "rate", archive, *options, "--out", tag + "-serial.csv", "--report",
+             tag + "-serial.json", "-o", tag + "-serial.h5"])
+        with open(tag + "-serial.csv") as f:
+            want = {r["pair"]: r for r in csv.DictReader(f)}
+        with open(tag + "-serial.json") as f:
+            want_report = json.load(f)
+        want_h5 = h5_items(tag + "-serial.h5")
+        self.assertGreater(len(want), 0)
+        for n in PROCESSES:
+            with self.subTest(archive=archive, options=options, processes=n):
+                out = f"{tag}-{n}"
+                m = mpirun(n, "rate", archive, *options, "--out", out + ".csv", "--report",
+                           out + ".json", "-o", out + ".h5")
+                self.assertNotIn("warning", m.stderr)
+                with open(out + ".csv") as f:
+                    got = {r["pair"]: r for r in csv.DictReader(f)}
+                self.assertEqual(sorted(got), sorted(want))
+                for pair, w in want.items():
+                    g = got[pair]
+                    self.assertEqual(g["component"], w["component"], pair)
+                    for k in ("boards", "butler_per_board"):  # sums in another order
+                        self.assertAlmostEqual(float(g[k]), float(w[k]),
+                                               delta=1e-12 * max(1, abs(float(w[k]))), msg=pair)
+                    self.assertAlmostEqual(float(g["rating"]), float(w["rating"]), delta=RATE_TOL,
+                                           msg=pair)
+                with open(out + ".json") as f:
+                    report = json.load(f)
+                self.assertEqual(keys(report), keys(want_report))
+                for k in ("total", "largest", "opponent", "fixed_direction", "groups"):
+                    self.assertEqual(report["components"][k], want_report["components"][k], k)
+                self.assertEqual(report["null_directions"]["total"],
+                                 want_report["null_directions"]["total"])
+                self.assertTrue(report["residual"]["converged"])
+                got_h5 = h5_items(out + ".h5")
+                self.assertEqual(sorted(got_h5), sorted(want_h5))
+                with h5py.File(out + ".h5", "r") as a, h5py.File(tag + "-serial.h5", "r") as b:
+                    np.testing.assert_allclose(a["pairs/rating"][()], b["pairs/rating"][()],
+                                               rtol=0, atol=RATE_TOL)
+                    np.testing.assert_array_equal(a["pairs/component"][()],
+                                                  b["pairs/component"][()])
+
+    def test_generated(self):
+        self.same_ratings(Generated.archive("small.h5"))
+
+    def test_generated_half_life_block_jacobi(self):
+        self.same_ratings(Generated.archive("small.h5"), "--half-life", "90", "--solver",
+                          "iterative", "--block-size", "64", "--datum", "nbb")
+
+    def test_real(self):
+        """Two dozen sessions apart: many components, Mitchells (fixed directions, groups)."""
+        if not Imported.real:
+            self.skipTest("no ../shared/datasets/real")
+        self.same_ratings(Imported.real)
+        self.same_ratings(Imported.real, "--half-life", "90", "--as-of", "2025-12-31")
+
+    def test_congress_across(self):
+        self.same_ratings(Imported.congress, "--across-sections")
+
+    def test_serial_only_options(self):
+        p = mpirun(2, "rate", Generated.archive("small.h5"), "--every", "month", "--out",
+                   os.path.join(ARGS.work, "never.csv"), ok=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--every is datum rate's only", p.stderr)
+
+
 class Failures(Base):
     """A run that fails exits non-zero on every process and leaves no output behind."""
 
