@@ -22,6 +22,9 @@
 #include <petscksp.h>
 #include <string.h>
 
+_Static_assert(sizeof(PetscInt) == sizeof(int32_t) && sizeof(PetscScalar) == sizeof(double),
+               "the library's coordinates go to PETSc as they are: 32-bit indices, real scalars");
+
 /* Projection on the complement of the structural null space in the metric
  * diag(m) (m NULL: the identity), applied to the rows lo..hi-1 this process
  * owns; sums over the others through MPI. The indicators of the opponent
@@ -205,8 +208,6 @@ typedef struct {
 
 static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
 {
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PetscInt N = (PetscInt)job->n_pairs;
     Mat A;
     Vec b, x, rc_vec, res;
@@ -215,31 +216,20 @@ static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
     MatNullSpace null;
     double t0 = MPI_Wtime();
 
-    /* A: the slices' entries, summed by PETSc's coordinate assembly; a pair
-     * without a kept board gets a 1 on the diagonal (rank 0 adds them). */
-    PetscCount extra = 0;
-    if (rank == 0)
-        for (uint32_t j = 0; j < job->n_pairs; j++) extra += !(job->n[j] > 0);
-    PetscCount ncoo = (PetscCount)job->nnz + extra;
-    PetscInt *ci, *cj;
-    PetscScalar *cv;
-    PetscCall(PetscMalloc3(ncoo + 1, &ci, ncoo + 1, &cj, ncoo + 1, &cv));
-    for (uint64_t e = 0; e < job->nnz; e++) {
-        ci[e] = job->row[e];
-        cj[e] = job->col[e];
-        cv[e] = job->val[e];
-    }
-    for (uint32_t j = 0, e = (uint32_t)job->nnz; rank == 0 && j < job->n_pairs; j++)
-        if (!(job->n[j] > 0)) {
-            ci[e] = cj[e] = (PetscInt)j;
-            cv[e++] = 1.0;
-        }
+    /* A: the slices' entries (with, from rank 0, a 1 on the diagonal of every
+     * pair without a kept board), summed by PETSc's coordinate assembly,
+     * straight from the library's arrays (PetscInt is int32_t here). */
     PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
     PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, N, N));
     PetscCall(MatSetType(A, MATAIJ));
-    PetscCall(MatSetPreallocationCOO(A, ncoo, ci, cj));
-    PetscCall(MatSetValuesCOO(A, cv, ADD_VALUES));
-    PetscCall(PetscFree3(ci, cj, cv));
+    PetscCall(MatSetPreallocationCOO(A, (PetscCount)job->nnz, (PetscInt *)job->row,
+                                     (PetscInt *)job->col));
+    PetscCall(MatSetValuesCOO(A, job->val, ADD_VALUES));
+    datum_free(job->row); /* their copy is PETSc's now: the peak is one of them */
+    datum_free(job->col);
+    datum_free(job->val);
+    job->row = job->col = NULL;
+    job->val = NULL;
     PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
     MatInfo info;
     PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
@@ -345,6 +335,24 @@ static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
     return 0;
 }
 
+/* Rank 0: a 1 on the diagonal of every pair without a kept board, appended
+ * to the entries (its row of A is empty: PETSc then solves v_j = 0). */
+static int unrated_diagonal(datum_ctx *ctx, const double *n, uint32_t np, petsc_job *job)
+{
+    size_t extra = 0, cap = (size_t)job->nnz;
+    for (uint32_t j = 0; j < np; j++) extra += !(n[j] > 0);
+    if (extra == 0) return DATUM_OK;
+    void *const arrays[] = {&job->row, &job->col, &job->val};
+    const size_t sizes[] = {sizeof *job->row, sizeof *job->col, sizeof *job->val};
+    int rc = datum_reserve_all(ctx, &cap, (size_t)job->nnz + extra, 3, arrays, sizes);
+    for (uint32_t j = 0; rc == DATUM_OK && j < np; j++)
+        if (!(n[j] > 0)) {
+            job->row[job->nnz] = job->col[job->nnz] = (int32_t)j;
+            job->val[job->nnz++] = 1.0;
+        }
+    return rc;
+}
+
 static int petsc_started;
 
 void mpi_rate_finish(void)
@@ -368,7 +376,8 @@ int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_optio
     /* The whole's n and r: the slices' summed. */
     double *n = datum_malloc(ctx, len, sizeof *n), *r = datum_malloc(ctx, len, sizeof *r);
     datum_rate_result *res = datum_calloc(ctx, 1, sizeof *res);
-    int rc = n && r && res ? DATUM_OK : DATUM_E_NOMEM;
+    int rc = n && r && res ? DATUM_OK : DATUM_E_NOMEM, rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     datum_rate_unions u = {0};
     datum_rate_null_structure s = {0};
     petsc_job job = {.n_pairs = np, .opt = opt};
@@ -388,6 +397,7 @@ int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_optio
     }
     if ((rc = merged_groups(ctx, p, &s)) != DATUM_OK) goto done;
     rc = datum_rate_problem_entries(ctx, p, &job.nnz, &job.row, &job.col, &job.val);
+    if (rc == DATUM_OK && rank == 0) rc = unrated_diagonal(ctx, n, np, &job);
     res->n_pairs = np;
     res->rating = datum_malloc(ctx, len, sizeof *res->rating);
     res->boards = datum_malloc(ctx, len, sizeof *res->boards);
