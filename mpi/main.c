@@ -59,6 +59,7 @@ int main(int argc, char **argv)
         return EXIT_FAILURE_RUN;
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mpi_phase_start();
     if (rank > 0 && !freopen("/dev/null", "w", stdout)) /* one ranking, rank 0's */
         fprintf(stderr, "datum-mpi: rank %d: cannot silence standard output\n", rank);
     int status = datum_io_use_mpi(MPI_COMM_WORLD) == 0 ? dispatch(argc, argv) : EXIT_FAILURE_RUN;

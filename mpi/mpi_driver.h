@@ -26,6 +26,10 @@ extern mpi_stats mpi_stat;
 /* Starts phase k's clock; mpi_phase_end adds the time since. */
 void mpi_phase_begin(int k);
 void mpi_phase_end(int k);
+/* The process's clocks start (main); phase k gets the time since then that
+ * no other phase took (rate: the reading of the slice, in cmd_rate.c). */
+void mpi_phase_start(void);
+void mpi_phase_since_start(int k);
 
 /* The slices of the archive, fields bounds[k] .. bounds[k + 1] - 1 for rank
  * k of n: whole fields (whole events when `whole`), as equal in rows as

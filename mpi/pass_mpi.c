@@ -14,7 +14,7 @@
 #include <time.h>
 
 mpi_stats mpi_stat;
-static double phase_wall[MPI_PHASE_COUNT], phase_cpu[MPI_PHASE_COUNT];
+static double phase_wall[MPI_PHASE_COUNT], phase_cpu[MPI_PHASE_COUNT], start_wall, start_cpu;
 
 static double cpu_now(void)
 {
@@ -27,6 +27,23 @@ void mpi_phase_begin(int k)
 {
     phase_wall[k] = MPI_Wtime();
     phase_cpu[k] = cpu_now();
+}
+
+void mpi_phase_start(void)
+{
+    start_wall = MPI_Wtime();
+    start_cpu = cpu_now();
+}
+
+void mpi_phase_since_start(int k)
+{
+    double other_wall = 0, other_cpu = 0;
+    for (int i = 0; i < MPI_PHASE_COUNT; i++) {
+        other_wall += mpi_stat.wall[i];
+        other_cpu += mpi_stat.cpu[i];
+    }
+    mpi_stat.wall[k] = MPI_Wtime() - start_wall - other_wall;
+    mpi_stat.cpu[k] = cpu_now() - start_cpu - other_cpu;
 }
 
 void mpi_phase_end(int k)

@@ -370,6 +370,7 @@ int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_optio
             return datum_ctx_fail(ctx, DATUM_E_NUMERIC, "PETSc could not start");
         petsc_started = 1;
     }
+    mpi_phase_since_start(MPI_PHASE_ROWS); /* options, the slice read and scored */
     mpi_phase_begin(MPI_PHASE_ASSEMBLE);
     uint32_t np = datum_rate_problem_pairs(p);
     size_t len = (size_t)np + 1;
