@@ -135,6 +135,11 @@ int cli_slice(datum_ctx *ctx, const datum_archive *a, int whole_events, uint64_t
  * on every process (mpi/rate_petsc.c). Returns as datum_rate_solve. */
 int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
                    datum_rate_result **out);
+/* What the whole archive kept for the ratings: `datum`, s as it is;
+ * datum-mpi, the slices' counts summed, their dates' range (collective;
+ * layouts can count up to P - 1 more than one process would: equal layouts
+ * on both sides of a slice boundary are not merged). DATUM_OK. */
+int cli_rate_summary(datum_ctx *ctx, datum_rate_summary *s);
 /* 1 when this process writes the text files of a command (CSV, reports):
  * always in `datum`, rank 0 in datum-mpi. */
 int cli_writes_files(void);

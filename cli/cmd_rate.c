@@ -663,6 +663,7 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
     add_target add = {.problem = problem, .m = &job->mo.method};
     if ((rc = each_chunk(ctx, a, across, "read", add_chunk, &add)) < 0) goto done;
     datum_rate_problem_summary(problem, &run.summary);
+    if ((rc = cli_rate_summary(ctx, &run.summary)) < 0) goto done;
     if (across) datum_across_counts(across, &run.across_read, &run.across_scored);
     if (job->warm_start) {
         if (!(warm = malloc((run.info.n_pairs + 1) * sizeof *warm))) {

@@ -46,6 +46,12 @@ int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_optio
     return datum_rate_solve(ctx, p, opt, out);
 }
 
+int cli_rate_summary(datum_ctx *ctx, datum_rate_summary *s)
+{
+    (void)ctx, (void)s;
+    return DATUM_OK;
+}
+
 int cli_writes_files(void) { return 1; }
 
 static void usage(FILE *out)

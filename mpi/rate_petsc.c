@@ -353,6 +353,27 @@ static int unrated_diagonal(datum_ctx *ctx, const double *n, uint32_t np, petsc_
     return rc;
 }
 
+int cli_rate_summary(datum_ctx *ctx, datum_rate_summary *s)
+{
+    (void)ctx;
+    uint64_t counts[5] = {s->fields, s->fields_one, s->rows, s->rows_outside, s->layouts};
+    MPI_Allreduce(MPI_IN_PLACE, counts, 5, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    /* The dates of slices that kept nothing are 0: out of the range. */
+    int32_t lo = s->fields ? s->first_date : INT32_MAX, hi = s->fields ? s->last_date : INT32_MIN;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT32_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+    mpi_stat.bytes_sent += sizeof counts + 2 * sizeof lo;
+    s->fields = counts[0];
+    s->fields_one = counts[1];
+    s->rows = counts[2];
+    s->rows_outside = counts[3];
+    s->layouts = counts[4];
+    s->first_date = counts[0] ? lo : 0;
+    s->last_date = counts[0] ? hi : 0;
+    /* s->pairs, the pairs with a kept row, is the solve's (stats.pairs). */
+    return DATUM_OK;
+}
+
 static int petsc_started;
 
 void mpi_rate_finish(void)

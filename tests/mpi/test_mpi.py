@@ -260,6 +260,13 @@ class Rate(Base):
                 with open(out + ".json") as f:
                     report = json.load(f)
                 self.assertEqual(keys(report), keys(want_report))
+                for k in ("results", "pairs", "rated_pairs", "fields", "fields_one_table", "rows",
+                          "rows_outside_window"):
+                    self.assertEqual(report["data"][k], want_report["data"][k], k)
+                # Equal layouts on both sides of a slice boundary are not merged.
+                self.assertLessEqual(abs(report["data"]["layouts"] - want_report["data"]["layouts"]),
+                                     n - 1)
+                self.assertEqual(report["window"], want_report["window"])
                 for k in ("total", "largest", "opponent", "fixed_direction", "groups"):
                     self.assertEqual(report["components"][k], want_report["components"][k], k)
                 self.assertEqual(report["null_directions"]["total"],
