@@ -7,6 +7,7 @@
 #include "datum_io.h"
 #include "datum_compare.h"
 #include "datum_jobs.h"
+#include "datum_rate.h"
 #include "datum_text.h"
 
 #include <stdio.h>
@@ -139,6 +140,34 @@ int cli_fail(datum_ctx *ctx, int code);
  * returns the exit code (an error printed by cli_fail). */
 typedef int (*cli_job_fn)(datum_ctx *ctx, const char *archive, void *job);
 int cli_run_job(int threads, cli_job_fn fn, const char *archive, void *job);
+
+/* The program's hooks: `datum` runs everything in one process (main.c);
+ * datum-mpi on every process of an MPI job (mpi/), each with a slice of the
+ * archive. */
+
+/* Runs a scoring pass: datum_pass_run in `datum`; in datum-mpi every
+ * process runs its slice of the archive and the pair totals are carried
+ * from slice to slice in archive order (mpi/pass_mpi.c). Returns as
+ * datum_pass_run. */
+int cli_pass_run(datum_ctx *ctx, datum_pass *pass);
+/* The fields this process reads: [*first, *end), whole events when
+ * whole_events. `datum`: all of them. datum-mpi: its slice (collective).
+ * DATUM_OK or an error recorded in ctx. */
+int cli_slice(datum_ctx *ctx, const datum_archive *a, int whole_events, uint64_t *first,
+              uint64_t *end);
+/* Solves the ratings: datum_rate_solve in `datum`; in datum-mpi the
+ * problems of every process's slice summed and solved on PETSc, the result
+ * on every process (mpi/rate_petsc.c). Returns as datum_rate_solve. */
+int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
+                   datum_rate_result **out);
+/* What the whole archive kept for the ratings: `datum`, s as it is;
+ * datum-mpi, the slices' counts summed, their dates' range (collective;
+ * layouts can count up to P - 1 more than one process would: equal layouts
+ * on both sides of a slice boundary are not merged). DATUM_OK. */
+int cli_rate_summary(datum_ctx *ctx, datum_rate_summary *s);
+/* 1 when this process writes the text files of a command (CSV, reports):
+ * always in `datum`, rank 0 in datum-mpi. */
+int cli_writes_files(void);
 
 /* Creates the HDF5 output of `command` run on the archive at archive_path
  * (a), its root attributes describing the method mo and the archive. */

@@ -164,6 +164,19 @@ static int resolve(cli_parser *p, rate_job *job)
         o->tolerance = v;
     }
     if (job->block_size > 0) o->block_size = job->block_size;
+#ifdef DATUM_MPI
+    /* datum-mpi solves on PETSc (mpi/rate_petsc.c): conjugate gradients on
+     * the structural null space; CHOLMOD's options and the runs built on
+     * one process's solver are datum rate's only (docs/scale-out.md). */
+    const char *serial_only = job->every ? "--every" : job->evaluate ? "--evaluate"
+                              : job->warm_start ? "--warm-start" : job->ridge ? "--ridge"
+                              : job->ordering ? "--ordering" : job->memory ? "--memory"
+                              : job->calibration ? "--calibration"
+                              : o->solver == DATUM_RATE_DIRECT ? "--solver direct" : NULL;
+    if (serial_only)
+        return cli_usage_error(p, "%s is datum rate's only, not datum-mpi's (docs/scale-out.md)",
+                               serial_only);
+#endif
     if (job->every) {
         static const char *const kEvery[] = {"month", "quarter", "year"};
         static const datum_rate_every kMonths[] = {DATUM_RATE_EVERY_MONTH, DATUM_RATE_EVERY_QUARTER,
@@ -191,9 +204,15 @@ static int each_chunk(datum_ctx *ctx, datum_archive *a, datum_across *across, co
     datum_chunk_reader *reader;
     unsigned need = DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR | DATUM_COL_NS_SCORE |
                     DATUM_COL_ADJUSTED | DATUM_COL_DATE;
-    int rc = datum_chunk_reader_create(ctx, a, need, (size_t)1 << 20, &reader);
+    uint64_t first, end; /* this process's fields: all of them but in datum-mpi */
+    int rc = cli_slice(ctx, a, across != NULL, &first, &end);
     if (rc < 0) return rc;
+    if ((rc = datum_chunk_reader_create(ctx, a, need, (size_t)1 << 20, &reader)) < 0) return rc;
     datum_chunk_reader_set_whole_events(reader, across != NULL);
+    if ((rc = datum_chunk_reader_set_range(reader, first, end)) < 0) {
+        datum_chunk_reader_free(&reader);
+        return rc;
+    }
     datum_archive_info info;
     datum_archive_get_info(a, &info);
     cli_progress progress;
@@ -637,6 +656,7 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
     add_target add = {.problem = problem, .m = &job->mo.method};
     if ((rc = each_chunk(ctx, a, across, "read", add_chunk, &add)) < 0) goto done;
     datum_rate_problem_summary(problem, &run.summary);
+    if ((rc = cli_rate_summary(ctx, &run.summary)) < 0) goto done;
     if (across) datum_across_counts(across, &run.across_read, &run.across_scored);
     if (job->warm_start) {
         if (!(warm = malloc((run.info.n_pairs + 1) * sizeof *warm))) {
@@ -650,7 +670,7 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
     if ((rc = read_calibration(ctx, job)) < 0) goto done;
     run.t_read = cli_now() - t0;
 
-    solved = datum_rate_solve(ctx, problem, &job->opt, &r);
+    solved = cli_rate_solve(ctx, problem, &job->opt, &r);
     if ((rc = solved) < 0) goto done;
     if (job->evaluate) {
         double t = cli_now();
@@ -658,12 +678,13 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
         run.t_evaluate = cli_now() - t;
     }
     double t = cli_now();
-    if (job->out_csv && (rc = write_csv(ctx, job->out_csv, a, r)) < 0) goto done;
+    int writer = cli_writes_files(); /* the HDF5 output is every process's */
+    if (writer && job->out_csv && (rc = write_csv(ctx, job->out_csv, a, r)) < 0) goto done;
     if (job->out_h5 && (rc = write_h5(ctx, job, archive_path, a, r)) < 0) goto done;
     run.t_write = cli_now() - t;
     run.t_total = cli_now() - t0;
     report_args report = {job, archive_path, &run, r, NULL, 0};
-    if (job->report && (rc = write_report(ctx, &report, report_one)) < 0) goto done;
+    if (writer && job->report && (rc = write_report(ctx, &report, report_one)) < 0) goto done;
     if (!job->out_csv || strcmp(job->out_csv, "-") != 0) print_summary(job, &run, r);
     if (across) cli_across_report("rate", a, archive_path, run.across_read, run.across_scored);
     if (solved == DATUM_W_EMPTY) fprintf(stderr, "datum rate: warning: no result to rate\n");

@@ -106,7 +106,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     const char *label[] = {"score", "cross", "barking", "matchpoints"};
     cli_progress progress;
     cli_progress_start(&progress, ctx, label[job->kind]);
-    if ((rc = datum_pass_run(pass)) < 0) goto done;
+    if ((rc = cli_pass_run(ctx, pass)) < 0) goto done;
     cli_progress_finish(&progress);
 
     const datum_archive *a = datum_pass_archive(pass);

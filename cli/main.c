@@ -24,6 +24,38 @@ static const command kCommands[] = {
     {"tarot", cmd_tarot, "tarot Attaque-Défense: PM per étui, rankings, roadmap sheets"},
 };
 
+/* The hooks of cli.h: one process does everything. */
+int cli_pass_run(datum_ctx *ctx, datum_pass *pass)
+{
+    (void)ctx;
+    return datum_pass_run(pass);
+}
+
+int cli_slice(datum_ctx *ctx, const datum_archive *a, int whole_events, uint64_t *first,
+              uint64_t *end)
+{
+    (void)ctx, (void)whole_events;
+    datum_archive_info info;
+    datum_archive_get_info(a, &info);
+    *first = 0;
+    *end = info.n_fields;
+    return DATUM_OK;
+}
+
+int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
+                   datum_rate_result **out)
+{
+    return datum_rate_solve(ctx, p, opt, out);
+}
+
+int cli_rate_summary(datum_ctx *ctx, datum_rate_summary *s)
+{
+    (void)ctx, (void)s;
+    return DATUM_OK;
+}
+
+int cli_writes_files(void) { return 1; }
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: datum [--version] [--help] COMMAND [ARGS]\n\n"

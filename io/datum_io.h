@@ -366,6 +366,12 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk);
  * own, and memory is then O(max_rows + largest event). whole_events == 0
  * goes back to chunks of whole fields. Returns DATUM_OK. */
 int datum_chunk_reader_set_whole_events(datum_chunk_reader *r, int whole_events);
+/* Reads fields first_field .. end_field - 1 only, from the next chunk on
+ * (a process's slice of the archive, datum-mpi): chunks end at end_field, and
+ * with whole events the slice is taken to begin and end between events.
+ * Returns DATUM_OK, or DATUM_E_ARG (first_field > end_field, or end_field
+ * past the archive's fields). */
+int datum_chunk_reader_set_range(datum_chunk_reader *r, uint64_t first_field, uint64_t end_field);
 void datum_chunk_reader_free(datum_chunk_reader **r);
 
 /* ------------------------------------------------------------------------ */

@@ -389,6 +389,72 @@ int datum_pass_published(const datum_pass *p, int id, datum_published_summary *o
  * sets *p to NULL. Accepts NULL and *p == NULL. */
 void datum_pass_free(datum_pass **p);
 
+/* ------------------------------------------------------------------------ */
+/* A slice of the archive, for one process of datum-mpi (mpi/)              */
+
+/* Every process runs the pass over its own slice of the archive's fields:
+ *
+ *     datum_pass_set_fields(p, first, end);       (after adding the methods)
+ *     datum_pass_run_slice(p, rank > 0);           kernels, per-row outputs
+ *     ... the sums of the slices before (datum_pass_sums), then
+ *     datum_pass_add_deferred(p);                  this slice's rows, in order
+ *     ... the final sums, then
+ *     datum_pass_finish(p, rank == 0);             pair figures, commit
+ *
+ * The pair totals are running sums in archive order: a slice adds its rows
+ * only once the sums of every slice before it are in its totals, so that
+ * every total is bit for bit the serial pass's, whatever the slicing. With
+ * the HDF5 outputs shared (datum_io_mpi.h) the calls that open and commit
+ * them are collective. */
+
+/* Restricts the pass to fields first_field .. end_field - 1 (whole events
+ * when datum_pass_whole_events says so). Returns DATUM_OK, or DATUM_E_ARG
+ * (not a range of the archive's fields, the pass has run). */
+int datum_pass_set_fields(datum_pass *p, uint64_t first_field, uint64_t end_field);
+/* The number of methods added to the pass (their ids are 0 .. n - 1). */
+size_t datum_pass_n_methods(const datum_pass *p);
+/* 1 when the pass's chunks must hold whole events (across sections,
+ * matchpoints with Neuberg to the event): slices must then too. */
+int datum_pass_whole_events(const datum_pass *p);
+
+/* Opens the outputs (collective when shared), then reads and runs the
+ * slice's chunks: kernels, per-row and per-field outputs. Totals are added
+ * as the rows come (defer_totals == 0, the first slice) or kept, with the
+ * figures they need (O(rows of the slice) memory), for
+ * datum_pass_add_deferred. Returns DATUM_OK; DATUM_E_ARG (no slice set, run
+ * before, no method, a teams method, a results CSV or compare_published: a
+ * slice writes none); the errors of datum_pass_run. On failure the outputs
+ * stay open (a shared one is aborted by every process together:
+ * datum_pass_free). */
+int datum_pass_run_slice(datum_pass *p, int defer_totals);
+
+/* The running sums of method id after datum_pass_run_slice, writable (the
+ * driver puts the sums of the slices before in them, then the final ones):
+ * arrays of n_pairs owned by the pass; raw and ns_boards NULL when the
+ * method has none (datum_pair_totals). */
+typedef struct {
+    uint32_t n_pairs;
+    int64_t *boards;
+    double *imps, *raw;
+    int64_t *ns_boards;
+} datum_pair_sums;
+/* Returns DATUM_OK, or DATUM_E_ARG (bad id, a teams method, no slice run;
+ * *out zeroed). */
+int datum_pass_sums(datum_pass *p, int id, datum_pair_sums *out);
+
+/* Adds the kept rows of a slice run with deferred totals to the sums, in
+ * archive order, and frees them. Returns DATUM_OK, or DATUM_E_ARG (no such
+ * slice, or added already). */
+int datum_pass_add_deferred(datum_pass *p);
+
+/* The pair figures from the sums (which must be final); with write_pairs
+ * their outputs (HDF5 pair columns, pairs CSV); then every output is
+ * committed (collective when shared). The accessors of a run pass
+ * (datum_pass_totals, datum_pass_ranking) work after it. Returns DATUM_OK,
+ * DATUM_E_ARG (no slice run, deferred totals not added), or the errors of
+ * the outputs. */
+int datum_pass_finish(datum_pass *p, int write_pairs);
+
 #ifdef __cplusplus
 }
 #endif

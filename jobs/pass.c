@@ -50,6 +50,17 @@ typedef struct {
     match_table *teams;
 } method;
 
+/* Deferred totals (datum_pass_run_slice): what one chunk adds to the pair
+ * totals, kept until the totals of the slices before are known: the chunk's
+ * offsets and pairs, and per method its rows' figures a, b and per field
+ * datum (one allocation; datum NULL for cross and barking). */
+typedef struct {
+    uint64_t n_fields, n_rows;
+    uint64_t *offset;
+    int32_t *ns_pair, *ew_pair;
+    double *fig; /* per method: a[n_rows], b[n_rows], datum[n_fields] */
+} ledger_chunk;
+
 struct datum_pass {
     datum_ctx *ctx;
     char *path;
@@ -61,9 +72,15 @@ struct datum_pass {
     datum_pass_chunk_fn on_chunk;
     void *user;
     unsigned columns;
-    enum { READY, DONE, FAILED } state;
+    enum { READY, SLICED, DONE, FAILED } state;
     int whole_events; /* datum_pass_set_whole_events */
     int no_totals;    /* datum_pass_set_pair_totals(p, 0) */
+    /* A slice (datum_pass_set_fields): fields first_field .. end_field - 1;
+     * with defer, the ledger of what its chunks add to the totals. */
+    int sliced, defer;
+    uint64_t first_field, end_field;
+    ledger_chunk *ledger;
+    size_t n_ledger, ledger_cap;
     /* Across sections: the merger, the merged chunk the kernels see, and
      * per field of the chunk its merged field's first (/fields/across_field)
      * and its sections (field_sections, into label). */
@@ -584,8 +601,39 @@ static int kernel(datum_ctx *ctx, const method *x, const datum_fields *in, const
     return datum_ctx_fail(ctx, DATUM_E_ARG, "teams matches are not scored field by field");
 }
 
+/* Adds to method x's pair totals what rows 0..n_rows-1 of a chunk give:
+ * their pairs, their figures a and b (x's layout) and per field datum
+ * (matchpoints: the tops), in row order. */
+static void add_totals(method *x, uint64_t n_fields, const uint64_t *offset, uint64_t n_rows,
+                       const int32_t *ns_pair, const int32_t *ew_pair, const double *a,
+                       const double *b, const double *datum)
+{
+    switch (x->kind) {
+    case KIND_BUTLER:
+        datum_pairs_accumulate(n_rows, ns_pair, ew_pair, a, b, x->imps, x->boards);
+        break;
+    case KIND_CROSS:
+    case KIND_BARKING:
+        /* The average per comparison is the score; the raw sum is kept beside it. */
+        datum_pairs_accumulate(n_rows, ns_pair, ew_pair, b, NULL, x->imps, x->boards);
+        datum_pairs_accumulate_raw(n_rows, ns_pair, ew_pair, a, x->raw);
+        break;
+    case KIND_MATCHPOINTS:
+        datum_pairs_accumulate(n_rows, ns_pair, ew_pair, a, b, x->imps, x->boards);
+        for (uint64_t f = 0; f < n_fields; f++) /* the tops, for the percentages */
+            for (uint64_t r = offset[f]; r < offset[f + 1]; r++) {
+                x->raw[ns_pair[r]] += datum[f];
+                x->raw[ew_pair[r]] += datum[f];
+                x->ns_boards[ns_pair[r]]++;
+            }
+        break;
+    case KIND_TEAMS:
+        break;
+    }
+}
+
 /* Method x on chunk c: its kernel (on the merged fields across sections),
- * its totals, its outputs. */
+ * its totals (unless deferred), its outputs. */
 static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
 {
     datum_ctx *ctx = p->ctx;
@@ -600,37 +648,17 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
                     x->terms_wide);
         if (rc < 0) return rc;
         unmerge(p, x);
-    }
-    switch (p->no_totals && x->kind != KIND_TEAMS ? -1 : (int)x->kind) {
-    case KIND_BUTLER:
-        datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
-        break;
-    case KIND_CROSS:
-    case KIND_BARKING:
-        /* The average per comparison is the score; the raw sum is kept beside it. */
-        datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->b, NULL, x->imps, x->boards);
-        datum_pairs_accumulate_raw(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->raw);
-        break;
-    case KIND_MATCHPOINTS:
-        datum_pairs_accumulate(c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b, x->imps, x->boards);
-        for (uint64_t f = 0; f < c->n_fields; f++) /* the tops, for the percentages */
-            for (uint64_t r = c->offset[f]; r < c->offset[f + 1]; r++) {
-                x->raw[c->ns_pair[r]] += x->datum[f];
-                x->raw[c->ew_pair[r]] += x->datum[f];
-                x->ns_boards[c->ns_pair[r]]++;
-            }
-        break;
-    case -1: break; /* no pair totals asked for */
-    case KIND_TEAMS: {
+    } else {
         size_t bad;
         rc = datum_match_fields(ctx, &x->m.scale, &in, c->match, c->ns_team, c->ew_team, x->a,
                                 x->b, &bad);
         if (rc == DATUM_E_INPUT && bad < c->n_fields) rc = bad_match(p, c, bad);
         if (rc < 0) return rc;
         if ((rc = match_table_add(x->teams, c, x->a, x->b, x->matches)) < 0) return rc;
-        break;
     }
-    }
+    if (!p->defer && !p->no_totals) /* no_totals: compare keeps its own, per group */
+        add_totals(x, c->n_fields, c->offset, c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b,
+                   x->datum);
     if (x->h5 && (rc = write_h5_chunk(p, x, c)) < 0) return rc;
     if (x->results && (rc = write_results_rows(p, x, c)) < 0) return rc;
     if (x->published) /* Butler, matchpoints: NS and EW; cross: ns_avg, EW its negation */
@@ -690,8 +718,9 @@ static int write_pairs_csv(datum_pass *p, const method *x)
     return datum_csv_commit(&w);
 }
 
-/* After the last chunk: the pair figures, and their outputs. */
-static int finish_method(datum_pass *p, method *x)
+/* After the last chunk: the pair figures, and their outputs (when
+ * write_pairs: a slice's pass leaves them to one process). */
+static int finish_method(datum_pass *p, method *x, int write_pairs)
 {
     if (x->kind == KIND_TEAMS) return match_table_finish(x->teams);
     uint32_t n = p->info.n_pairs;
@@ -699,6 +728,7 @@ static int finish_method(datum_pass *p, method *x)
         x->per_board[q] = x->kind == KIND_MATCHPOINTS ? (x->raw[q] > 0 ? 100.0 * x->imps[q] / x->raw[q] : NAN)
                           : x->boards[q] ? x->imps[q] / (double)x->boards[q] : NAN;
     int rc = DATUM_OK;
+    if (!write_pairs) return rc;
     if (x->h5) {
         const columns *col = &x->col;
         rc = datum_output_write(x->h5, col->boards, 0, n, x->boards);
@@ -737,7 +767,49 @@ static int merge_chunk(datum_pass *p, const datum_chunk *c)
     return rc;
 }
 
-static int read_all(datum_pass *p)
+/* Method x's figures of chunk c into the ledger's record k (deferred
+ * totals). */
+static void ledger_figures(const method *x, const ledger_chunk *k, size_t i)
+{
+    double *fig = k->fig + i * (2 * k->n_rows + k->n_fields);
+    memcpy(fig, x->a, k->n_rows * sizeof *fig);
+    memcpy(fig + k->n_rows, x->b, k->n_rows * sizeof *fig);
+    if (x->datum) memcpy(fig + 2 * k->n_rows, x->datum, k->n_fields * sizeof *fig);
+}
+
+/* Deferred totals: keeps what chunk c adds to every method's totals. */
+static int ledger_add(datum_pass *p, const datum_chunk *c)
+{
+    int rc = datum_reserve(p->ctx, &p->ledger, &p->ledger_cap, p->n_ledger + 1, sizeof *p->ledger);
+    if (rc < 0) return rc;
+    size_t figs = p->n * (2 * c->n_rows + c->n_fields);
+    size_t bytes = (c->n_fields + 1) * sizeof(uint64_t) + figs * sizeof(double) +
+                   2 * c->n_rows * sizeof(int32_t);
+    unsigned char *block = datum_malloc(p->ctx, 1, bytes);
+    if (!block) return DATUM_E_NOMEM;
+    ledger_chunk *k = &p->ledger[p->n_ledger++];
+    *k = (ledger_chunk){.n_fields = c->n_fields, .n_rows = c->n_rows};
+    k->offset = (uint64_t *)block; /* the widest members first: each stays aligned */
+    k->fig = (double *)(k->offset + c->n_fields + 1);
+    k->ns_pair = (int32_t *)(k->fig + figs);
+    k->ew_pair = k->ns_pair + c->n_rows;
+    memcpy(k->offset, c->offset, (c->n_fields + 1) * sizeof *k->offset);
+    memcpy(k->ns_pair, c->ns_pair, c->n_rows * sizeof *k->ns_pair);
+    memcpy(k->ew_pair, c->ew_pair, c->n_rows * sizeof *k->ew_pair);
+    for (size_t i = 0; i < p->n; i++) ledger_figures(&p->m[i], k, i);
+    return DATUM_OK;
+}
+
+static void ledger_free(datum_pass *p)
+{
+    for (size_t i = 0; i < p->n_ledger; i++) datum_free(p->ledger[i].offset);
+    datum_free(p->ledger);
+    p->ledger = NULL;
+    p->n_ledger = p->ledger_cap = 0;
+}
+
+/* Every output opened, every chunk of the pass's fields read and run. */
+static int read_chunks(datum_pass *p)
 {
     datum_chunk_reader *reader = NULL;
     unsigned need = p->columns;
@@ -746,30 +818,45 @@ static int read_all(datum_pass *p)
     if (rc < 0) return rc;
     for (size_t i = 0; i < p->n; i++) need |= columns_of(&p->m[i]);
     if ((rc = datum_chunk_reader_create(p->ctx, p->a, need, p->chunk_rows, &reader)) < 0) return rc;
-    int whole_events = p->across || p->whole_events; /* and Neuberg's largest field of each event */
-    for (size_t i = 0; i < p->n; i++)
-        whole_events |= p->m[i].kind == KIND_MATCHPOINTS && p->m[i].mp.neuberg &&
-                        !p->m[i].mp.neuberg_to_field;
+    int whole_events = datum_pass_whole_events(p);
     if (p->across) rc = datum_across_create(p->ctx, p->a, &p->merger);
     if (rc >= 0 && whole_events) rc = datum_chunk_reader_set_whole_events(reader, 1);
+    if (rc >= 0 && p->sliced) rc = datum_chunk_reader_set_range(reader, p->first_field, p->end_field);
     while (rc >= 0) {
         datum_chunk c;
         if ((rc = datum_chunk_reader_next(reader, &c)) < 0 || c.n_fields == 0) break;
         if (p->across && (rc = merge_chunk(p, &c)) < 0) break;
         for (size_t i = 0; i < p->n && rc >= 0; i++) rc = run_chunk(p, &p->m[i], &c);
+        if (rc >= 0 && p->defer) rc = ledger_add(p, &c);
         if (rc >= 0 && p->on_chunk) rc = p->on_chunk(p->user, p, &c);
         if (rc < 0) break;
         datum_ctx_progress(p->ctx, c.first_row + c.n_rows, p->info.n_results);
     }
     datum_chunk_reader_free(&reader);
-    for (size_t i = 0; i < p->n && rc >= 0; i++) rc = finish_method(p, &p->m[i]);
+    return rc;
+}
+
+/* After the chunks: the pair figures, their outputs, and every file committed. */
+static int finish_all(datum_pass *p, int write_pairs)
+{
+    int rc = DATUM_OK;
+    for (size_t i = 0; i < p->n && rc >= 0; i++) rc = finish_method(p, &p->m[i], write_pairs);
     for (size_t i = 0; i < p->n && rc >= 0; i++) rc = commit_method(&p->m[i]);
     return rc;
+}
+
+static int read_all(datum_pass *p)
+{
+    int rc = read_chunks(p);
+    return rc < 0 ? rc : finish_all(p, 1);
 }
 
 int datum_pass_run(datum_pass *p)
 {
     if (!p) return DATUM_E_ARG;
+    if (p->sliced)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_run: a slice runs with "
+                                                   "datum_pass_run_slice");
     if (p->state != READY || p->n == 0)
         return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_run: %s",
                               p->n ? "the pass has run" : "no method");
@@ -887,7 +974,95 @@ void datum_pass_free(datum_pass **p)
     datum_across_free(&q->merger);
     datum_free(q->across_field);
     datum_free(q->label);
+    ledger_free(q);
     datum_free(q->path);
     datum_free(q);
     *p = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A slice of the archive, for a process of datum-mpi                       */
+
+int datum_pass_set_fields(datum_pass *p, uint64_t first_field, uint64_t end_field)
+{
+    if (p->state != READY)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_fields: the pass has run");
+    if (first_field > end_field || end_field > p->info.n_fields)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_fields: fields %llu to %llu "
+                              "are not a range of the archive's %llu",
+                              (unsigned long long)first_field, (unsigned long long)end_field,
+                              (unsigned long long)p->info.n_fields);
+    p->sliced = 1;
+    p->first_field = first_field;
+    p->end_field = end_field;
+    return DATUM_OK;
+}
+
+size_t datum_pass_n_methods(const datum_pass *p) { return p->n; }
+
+int datum_pass_whole_events(const datum_pass *p)
+{
+    int whole = p->across || p->whole_events; /* and Neuberg's largest field of each event */
+    for (size_t i = 0; i < p->n; i++)
+        whole |= p->m[i].kind == KIND_MATCHPOINTS && p->m[i].mp.neuberg &&
+                 !p->m[i].mp.neuberg_to_field;
+    return whole;
+}
+
+int datum_pass_run_slice(datum_pass *p, int defer_totals)
+{
+    if (!p) return DATUM_E_ARG;
+    const char *why = !p->sliced ? "no slice (datum_pass_set_fields)"
+                      : p->state != READY ? "the pass has run"
+                      : p->n == 0 ? "no method" : NULL;
+    for (size_t i = 0; !why && i < p->n; i++) {
+        const method *x = &p->m[i];
+        if (x->kind == KIND_TEAMS) why = "teams matches are not run in slices";
+        else if (x->out.results_csv) why = "a slice writes no results CSV (the HDF5 output holds them)";
+        else if (x->out.compare_published) why = "a slice compares no published figures";
+    }
+    if (why) return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_run_slice: %s", why);
+    p->defer = defer_totals != 0;
+    int rc = read_chunks(p);
+    p->state = rc < 0 ? FAILED : SLICED;
+    return rc;
+}
+
+int datum_pass_sums(datum_pass *p, int id, datum_pair_sums *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!p || id < 0 || (size_t)id >= p->n || p->state != SLICED || p->m[id].kind == KIND_TEAMS)
+        return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG,
+                              "datum_pass_sums: method %d has no sums to carry", id);
+    method *x = &p->m[id];
+    *out = (datum_pair_sums){p->info.n_pairs, x->boards, x->imps, x->raw, x->ns_boards};
+    return DATUM_OK;
+}
+
+int datum_pass_add_deferred(datum_pass *p)
+{
+    if (!p || p->state != SLICED || !p->defer)
+        return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG,
+                              "datum_pass_add_deferred: no slice run with deferred totals");
+    for (size_t j = 0; j < p->n_ledger; j++) {
+        const ledger_chunk *k = &p->ledger[j];
+        for (size_t i = 0; i < p->n; i++) {
+            const double *fig = k->fig + i * (2 * k->n_rows + k->n_fields);
+            add_totals(&p->m[i], k->n_fields, k->offset, k->n_rows, k->ns_pair, k->ew_pair, fig,
+                       fig + k->n_rows, fig + 2 * k->n_rows);
+        }
+    }
+    ledger_free(p);
+    p->defer = 0;
+    return DATUM_OK;
+}
+
+int datum_pass_finish(datum_pass *p, int write_pairs)
+{
+    if (!p || p->state != SLICED || p->defer)
+        return datum_ctx_fail(p ? p->ctx : NULL, DATUM_E_ARG, "datum_pass_finish: %s",
+                              p && p->defer ? "deferred totals not added" : "no slice run");
+    int rc = finish_all(p, write_pairs);
+    p->state = rc < 0 ? FAILED : DONE;
+    return rc;
 }

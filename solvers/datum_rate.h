@@ -102,6 +102,8 @@ void datum_rate_problem_summary(const datum_rate_problem *p, datum_rate_summary 
 /* n_j and r_j (n_pairs each, owned by the problem, valid until it is freed). */
 const double *datum_rate_problem_boards(const datum_rate_problem *p);
 const double *datum_rate_problem_butler(const datum_rate_problem *p);
+/* n_pairs, as created. */
+uint32_t datum_rate_problem_pairs(const datum_rate_problem *p);
 
 /* ------------------------------------------------------------------------ */
 /* Solving                                                                  */
@@ -391,6 +393,71 @@ int32_t datum_rate_history_as_of(const datum_rate_history *h, size_t k);
  * (after an error the history can only be freed). */
 int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
                              const datum_rate_options *opt, datum_rate_result **out);
+
+/* ------------------------------------------------------------------------ */
+/* A problem in slices (datum-mpi; mpi/rate_petsc.c)                        */
+
+/* Each process of datum-mpi adds the chunks of its slice of the archive to
+ * a problem of its own: the whole problem is the sum of the slices' (r, n
+ * and A add up; tables are the union). The structural null space of the
+ * whole (docs/methods.md, "The null space": opponent components and groups
+ * of fixed-direction components) comes from union-finds over the pairs,
+ * each slice's merged across slices. */
+
+/* A slice's union-finds: parents of A's components and of the opponent
+ * graph, and per pair the directions seen (bit 1 North-South, 2 East-West). */
+typedef struct {
+    uint32_t n_pairs;
+    uint32_t *fa, *fo;
+    uint8_t *seen;
+} datum_rate_unions;
+
+/* The unions of p's layouts into *out (freed with datum_rate_unions_free).
+ * DATUM_OK or DATUM_E_NOMEM (*out zeroed). */
+int datum_rate_problem_unions(datum_ctx *ctx, const datum_rate_problem *p, datum_rate_unions *out);
+/* Merges another slice's unions (arrays of u->n_pairs) into u. */
+void datum_rate_unions_merge(datum_rate_unions *u, const uint32_t *fa, const uint32_t *fo,
+                             const uint8_t *seen);
+void datum_rate_unions_free(datum_rate_unions *u); /* zeroes *u; accepts a zeroed one */
+/* parent[i] united with other[i] for every i < n (two union-finds merged). */
+void datum_rate_unite(uint32_t *parent, const uint32_t *other, uint32_t n);
+
+/* The structural null space of the whole: per pair its component of A and
+ * its opponent component (numbered in pair order; -1 for a pair without a
+ * board, n[j] == 0) and its direction (+1 always NS, -1 always EW, 0 both);
+ * per opponent component whether it is fixed and its group (-1: none). */
+typedef struct {
+    uint32_t n_pairs;
+    int32_t *acomp, *ocomp;
+    uint32_t n_acomp, n_ocomp;
+    int8_t *sign;
+    uint8_t *ofixed;
+    int32_t *ogroup;
+    uint32_t n_group, n_fixed;
+} datum_rate_null_structure;
+
+/* From the merged unions u and the whole's boards n (n_pairs): everything
+ * but the groups (ogroup all -1). DATUM_OK or DATUM_E_NOMEM (*s zeroed). */
+int datum_rate_null_structure_create(datum_ctx *ctx, datum_rate_unions *u, const double *n,
+                                     datum_rate_null_structure *s);
+/* The groups, a slice at a time: on p's layouts, unites the fixed
+ * components sharing a field (fg: a union-find over the n_ocomp opponent
+ * components, identity to start) and taints (tainted[c] = 1) a group
+ * sharing a field with a component that is not fixed. Merge the slices' fg
+ * with datum_rate_unite and their taints with a logical or, then: */
+void datum_rate_problem_fixed(const datum_rate_problem *p, const datum_rate_null_structure *s,
+                              uint32_t *fg, uint8_t *tainted);
+/* numbers the untainted groups: s->ogroup, s->n_group, s->n_fixed. */
+void datum_rate_null_structure_groups(datum_rate_null_structure *s, uint32_t *fg, uint8_t *tainted);
+void datum_rate_null_structure_free(datum_rate_null_structure *s);
+
+/* The entries of A that p's layouts give (both triangles; a pair's entries
+ * summed within the slice), as *nnz coordinates: row[e], col[e], val[e],
+ * allocated with the context's allocator (the caller frees them with
+ * datum_free). The same assembly as datum_rate_solve's. DATUM_OK or
+ * DATUM_E_NOMEM (NULL arrays, *nnz 0). */
+int datum_rate_problem_entries(datum_ctx *ctx, const datum_rate_problem *p, uint64_t *nnz,
+                               int32_t **row, int32_t **col, double **val);
 
 /* ------------------------------------------------------------------------ */
 /* Validation                                                               */

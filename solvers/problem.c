@@ -249,4 +249,5 @@ void datum_rate_problem_summary(const datum_rate_problem *p, datum_rate_summary 
 }
 
 const double *datum_rate_problem_boards(const datum_rate_problem *p) { return p->n; }
+uint32_t datum_rate_problem_pairs(const datum_rate_problem *p) { return p->n_pairs; }
 const double *datum_rate_problem_butler(const datum_rate_problem *p) { return p->r; }

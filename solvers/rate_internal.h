@@ -118,6 +118,25 @@ typedef struct {
 
 int rate_unions_init(datum_ctx *ctx, uint32_t n, rate_unions *u);
 void rate_unions_free(rate_unions *u);
+/* Unites the pairs of p's layouts not seen yet by u (and marks their
+ * directions). */
+void rate_unite_layouts(const datum_rate_problem *p, rate_unions *u);
+/* The root of x (path halving), and the union of every i with other[i]
+ * (another union-find of the same n elements: the two merged). */
+uint32_t rate_find(uint32_t *parent, uint32_t x);
+void rate_unite_roots(uint32_t *parent, const uint32_t *other, uint32_t n);
+/* label[i] = the number of i's root among the roots, in index order, for
+ * the i with keep[i] (all when keep is NULL), else -1. Returns the count. */
+uint32_t rate_number_roots(uint32_t *parent, uint32_t n, const uint8_t *keep, int32_t *label);
+/* Groups: on every layout of p, unites (fg, over opponent components) the
+ * fixed components of its tables and taints the first of them when a table
+ * of a component that is not fixed sits there too. */
+void rate_unite_fixed(const datum_rate_problem *p, const int32_t *ocomp, const uint8_t *ofixed,
+                      uint32_t *fg, uint8_t *tainted);
+/* Then, the taints moved to the roots, numbers the untainted groups of fixed
+ * components: ogroup[c] (-1: none), *n_group, *n_fixed (fixed components). */
+void rate_number_groups(uint32_t *fg, uint8_t *tainted, const uint8_t *ofixed, uint32_t n_ocomp,
+                        int32_t *ogroup, uint32_t *n_group, uint32_t *n_fixed);
 
 /* Builds the components, the groups, the pins (pins only in components of
  * more than dense_max pairs), t_layout and the certificate

@@ -148,6 +148,38 @@ static int build_components(datum_ctx *ctx, const datum_rate_problem *p, rate_st
     return DATUM_OK;
 }
 
+void rate_unite_fixed(const datum_rate_problem *p, const int32_t *ocomp, const uint8_t *ofixed,
+                      uint32_t *fg, uint8_t *tainted)
+{
+    for (size_t l = 0; l < p->n_layouts; l++) {
+        int32_t first = -1, mixed = 0;
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+            int32_t c = ocomp[p->t_ns[t]];
+            if (!ofixed[c]) mixed = 1;
+            else if (first < 0) first = c;
+            else unite(fg, (uint32_t)first, (uint32_t)c);
+        }
+        if (first >= 0 && mixed) tainted[first] = 1;
+    }
+}
+
+void rate_unite_roots(uint32_t *parent, const uint32_t *other, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) unite(parent, i, other[i]);
+}
+
+uint32_t rate_number_roots(uint32_t *parent, uint32_t n, const uint8_t *keep, int32_t *label)
+{
+    return number_roots(parent, n, keep, label);
+}
+
+uint32_t rate_find(uint32_t *parent, uint32_t x) { return find(parent, x); }
+
+void rate_unite_layouts(const datum_rate_problem *p, rate_unions *u)
+{
+    unite_layouts(p, u);
+}
+
 /* Fixed-direction components and their groups: fixed components that share
  * a field are grouped; a group with a field holding a table of a component
  * that is not fixed has no null vector. */
@@ -166,33 +198,30 @@ static int build_groups(datum_ctx *ctx, const datum_rate_problem *p, rate_struct
         if (rated[j] && s->sign[j] == 0) s->ofixed[s->ocomp[j]] = 0;
     int any_fixed = 0;
     for (uint32_t c = 0; c < no; c++) any_fixed |= s->ofixed[c];
-    for (size_t l = 0; any_fixed && l < p->n_layouts; l++) { /* none fixed: no group */
-        int32_t first = -1, mixed = 0;
-        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
-            int32_t c = s->ocomp[p->t_ns[t]];
-            if (!s->ofixed[c]) mixed = 1;
-            else if (first < 0) first = c;
-            else unite(fg, (uint32_t)first, (uint32_t)c);
-        }
-        if (first >= 0 && mixed) tainted[first] = 1;
-    }
-    for (uint32_t c = 0; c < no; c++) /* a taint anywhere taints the root */
-        if (tainted[c]) tainted[find(fg, c)] = 1;
-    s->n_group = 0;
-    s->n_fixed = 0;
-    for (uint32_t c = 0; c < no; c++) {
-        s->ogroup[c] = -1;
-        if (!s->ofixed[c]) continue;
-        s->n_fixed++;
-        uint32_t root = find(fg, c);
-        if (tainted[root]) continue;
-        s->ogroup[c] = root == c ? (int32_t)s->n_group++ : s->ogroup[root];
-    }
+    if (any_fixed) rate_unite_fixed(p, s->ocomp, s->ofixed, fg, tainted); /* none fixed: no group */
+    rate_number_groups(fg, tainted, s->ofixed, no, s->ogroup, &s->n_group, &s->n_fixed);
     rc = DATUM_OK;
 done:
     datum_free(fg);
     datum_free(tainted);
     return rc;
+}
+
+void rate_number_groups(uint32_t *fg, uint8_t *tainted, const uint8_t *ofixed, uint32_t n_ocomp,
+                        int32_t *ogroup, uint32_t *n_group, uint32_t *n_fixed)
+{
+    for (uint32_t c = 0; c < n_ocomp; c++) /* a taint anywhere taints the root */
+        if (tainted[c]) tainted[find(fg, c)] = 1;
+    *n_group = 0;
+    *n_fixed = 0;
+    for (uint32_t c = 0; c < n_ocomp; c++) {
+        ogroup[c] = -1;
+        if (!ofixed[c]) continue;
+        ++*n_fixed;
+        uint32_t root = find(fg, c);
+        if (tainted[root]) continue;
+        ogroup[c] = root == c ? (int32_t)(*n_group)++ : ogroup[root];
+    }
 }
 
 /* The pins: in each opponent component of a sparse component of A, its pair

@@ -36,7 +36,7 @@ struct datum_chunk_reader {
     unsigned columns;
     size_t max_rows;
     int whole_events; /* chunks of whole events (datum_chunk_reader_set_whole_events) */
-    uint64_t next_field;
+    uint64_t next_field, end_field; /* the fields read: next_field .. end_field - 1 */
     uint64_t *win; /* win[i] = archive offset[win_first + i] */
     uint64_t win_first, win_len, win_cap;
     uint64_t *offset; /* the chunk's offsets, from 0 */
@@ -202,6 +202,7 @@ int datum_chunk_reader_create(datum_ctx *ctx, datum_archive *a, unsigned columns
     r->a = a;
     r->columns = columns;
     r->max_rows = max_rows;
+    r->end_field = a->info.n_fields;
     /* A chunk has at most max_rows fields: it needs max_rows + 1 offsets. */
     r->win_cap = (a->info.n_fields < max_rows ? a->info.n_fields : max_rows) + 1;
     /* ... and so do the chunk's own offsets: both are allocated once. */
@@ -291,7 +292,7 @@ static int next_offset(datum_chunk_reader *r, uint64_t f0, uint64_t i, uint64_t 
  * starting at row *row0; their offsets, from 0, into r->offset. */
 static int chunk_extent(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t *row0)
 {
-    uint64_t n_fields = r->a->info.n_fields, prev, end = 0;
+    uint64_t n_fields = r->end_field, prev, end = 0;
     int rc = offset_at(r, f0, f0, row0);
     *k = 0;
     if (rc != DATUM_OK) return rc;
@@ -316,8 +317,8 @@ static int events_ahead(datum_chunk_reader *r, uint64_t first, size_t n)
 static int whole_events(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t row0)
 {
     enum { BATCH = 1 << 16 }; /* events looked at per read, when growing */
-    uint64_t n_fields = r->a->info.n_fields;
-    if (f0 + *k >= n_fields) return DATUM_OK; /* the archive's last event ends the chunk */
+    uint64_t n_fields = r->end_field;
+    if (f0 + *k >= n_fields) return DATUM_OK; /* the range's last event ends the chunk */
     int rc = events_ahead(r, f0, *k + 1);
     if (rc != DATUM_OK) return rc;
     const uint32_t *ev = r->ahead.data;
@@ -352,6 +353,17 @@ static int whole_events(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t 
     return DATUM_OK;
 }
 
+int datum_chunk_reader_set_range(datum_chunk_reader *r, uint64_t first_field, uint64_t end_field)
+{
+    if (first_field > end_field || end_field > r->a->info.n_fields)
+        return datum_ctx_fail(r->ctx, DATUM_E_ARG, "fields %llu to %llu are not a range of the "
+                              "archive's %llu", (unsigned long long)first_field,
+                              (unsigned long long)end_field, (unsigned long long)r->a->info.n_fields);
+    r->next_field = first_field;
+    r->end_field = end_field;
+    return DATUM_OK;
+}
+
 int datum_chunk_reader_set_whole_events(datum_chunk_reader *r, int whole_events)
 {
     r->whole_events = whole_events != 0;
@@ -375,7 +387,7 @@ int datum_chunk_reader_next(datum_chunk_reader *r, datum_chunk *chunk)
     size_t k = 0;
     int rc = DATUM_OK;
     memset(chunk, 0, sizeof *chunk);
-    if (f0 >= a->info.n_fields) return DATUM_OK;
+    if (f0 >= r->end_field) return DATUM_OK;
     if ((rc = chunk_extent(r, f0, &k, &row0)) != DATUM_OK) return rc;
     if (r->whole_events && (rc = whole_events(r, f0, &k, row0)) != DATUM_OK) return rc;
     size_t n_rows = (size_t)r->offset[k];

@@ -127,7 +127,8 @@ hid_t io_h5_create_file(const char *path)
 
 hid_t io_h5_open_file(const char *path)
 {
-    hid_t fapl = file_access(), file = H5I_INVALID_HID;
+    /* Under MPI every process reads the archive through MPI-IO. */
+    hid_t fapl = io_mpi_file_access(file_access()), file = H5I_INVALID_HID;
     if (fapl >= 0) file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5_CLOSE(fapl, H5Pclose);
     return file;

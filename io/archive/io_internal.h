@@ -373,6 +373,20 @@ int io_h5_get_str_attr(datum_ctx *ctx, hid_t obj, const char *name, char **value
 /* Reads a scalar integer attribute: 0, or < 0 if absent or of another kind. */
 int io_h5_get_int_attr(hid_t obj, const char *name, int64_t *value);
 
+/* MPI (mpio.c; datum_io_mpi.h): files shared by the processes of a
+ * communicator once datum_io_use_mpi is called in a DATUM_MPI build; in any
+ * other process one process of rank 0, and every step below local. */
+int io_mpi_active(void);
+int io_mpi_rank(void);
+/* fapl with MPI-IO on the communicator when active (fapl itself otherwise);
+ * H5I_INVALID_HID (fapl closed) on failure. */
+hid_t io_mpi_file_access(hid_t fapl);
+/* Collective when active: 1 when ok != 0 on every process, else 0. */
+int io_mpi_all(int ok);
+/* Collective when active: *s (malloc'd or NULL) becomes rank 0's on every
+ * process. DATUM_OK, DATUM_E_NOMEM or DATUM_E_IO (recorded). */
+int io_mpi_share_string(datum_ctx *ctx, char **s);
+
 /* A new HDF5 file written under a temporary name, then renamed into place
  * (these helpers take a context and record their errors). Creates
  * PATH.tmp-XXXXXX (*tmp, malloc'd) and opens it as a new HDF5 file *file;

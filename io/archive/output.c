@@ -2,12 +2,22 @@
  * output.c - the HDF5 output of a run: provenance attributes, a copy of the
  * source archive's names (so that the file describes itself), and the
  * columns the run declares. Written under a temporary name until commit.
+ *
+ * Shared by the processes of datum-mpi (datum_io_mpi.h): rank 0 names the
+ * temporary file, every process creates it with it through MPI-IO and makes
+ * the same calls for its header and datasets (collective, as parallel HDF5
+ * wants every change of a file's structure), uncompressed and contiguous, so
+ * that each process writes the elements it computed alone (compressed
+ * chunks would need every write to be collective); commit closes it on all
+ * and rank 0 renames it. The values are the serial output's; the file is
+ * larger (docs/scale-out.md).
  */
 #include "io_internal.h"
 
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define OUTPUT_FORMAT_VERSION 1
 
@@ -40,6 +50,11 @@ struct datum_output {
     datum_ctx *ctx;
     char *path, *tmp;
     hid_t file;
+    int shared; /* written by the processes of datum-mpi together */
+    /* Shared, of an archive of several parts: its merged names, written by
+     * rank 0 alone at commit (parallel HDF5 1.10 writes no variable-length
+     * strings); borrowed, the archive outlives the output. */
+    const datum_archive *names_of;
     datum_write_options opt;
     out_column *col;
     size_t n_cols, cols_cap;
@@ -50,6 +65,10 @@ struct datum_output {
 static void output_free(datum_output *o)
 {
     if (o->file >= 0) io_h5_close_file(o->file); /* closes the datasets too */
+    if (o->shared && io_mpi_rank() != 0) { /* rank 0's file: only it removes it */
+        datum_free(o->tmp);
+        o->tmp = NULL;
+    }
     io_temp_discard(&o->tmp);
     for (size_t i = 0; i < o->n_cols; i++) {
         datum_free(o->col[i].path);
@@ -58,6 +77,15 @@ static void output_free(datum_output *o)
     datum_free(o->col);
     datum_free(o->path);
     datum_free(o);
+}
+
+/* Shared: whether every process got as far (collective): rc, or when
+ * another process failed, DATUM_E_IO "cannot write PATH (another process
+ * failed)". */
+static int agree(datum_output *o, int rc)
+{
+    if (!o->shared || io_mpi_all(rc == DATUM_OK)) return rc;
+    return rc != DATUM_OK ? rc : io_h5_fail_write(o->ctx, o->path, "another process failed");
 }
 
 /* Checks that no user attribute repeats or takes a reserved name. */
@@ -154,6 +182,24 @@ static int write_merged_names(datum_output *o, const datum_archive *src)
     return rc;
 }
 
+/* Shared (collective): rank 0 makes the temporary file (rc: how the steps
+ * before went here), every process learns its name and opens it as a new
+ * HDF5 file through MPI-IO. */
+static int create_shared(datum_output *o, int rc)
+{
+    int fd = -1;
+    if (rc == DATUM_OK && io_mpi_rank() == 0 && (rc = io_temp_create(o->ctx, o->path, &o->tmp, &fd)) == DATUM_OK)
+        close(fd); /* HDF5 opens the file by name */
+    if ((rc = agree(o, rc)) != DATUM_OK) return rc;
+    if ((rc = agree(o, io_mpi_share_string(o->ctx, &o->tmp))) != DATUM_OK) return rc;
+    io_h5_silence();
+    hid_t fapl = io_mpi_file_access(H5Pcreate(H5P_FILE_ACCESS));
+    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
+        o->file = H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
+    return agree(o, o->file < 0 ? io_h5_fail_write(o->ctx, o->path, "creating the file") : DATUM_OK);
+}
+
 int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *src,
                         const char *command, const char *const *attr_keys,
                         const char *const *attr_values, size_t n_attrs,
@@ -165,14 +211,19 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (rc != DATUM_OK) return rc;
     o->ctx = ctx;
     o->file = H5I_INVALID_HID;
+    o->shared = io_mpi_active();
     if (!src) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "an output needs its source archive");
     if (rc == DATUM_OK) rc = io_write_options(ctx, opt, &o->opt);
+    o->opt.compress &= !o->shared; /* every process writes alone: no filter */
     if (rc == DATUM_OK) rc = check_attr_keys(ctx, attr_keys, n_attrs);
     if (rc == DATUM_OK && !(o->path = datum_strdup(ctx, path))) rc = DATUM_E_NOMEM;
-    if (rc == DATUM_OK) rc = io_h5_temp_create(ctx, path, &o->tmp, &o->file);
+    if (rc == DATUM_OK && !o->shared) rc = io_h5_temp_create(ctx, path, &o->tmp, &o->file);
+    if (o->shared) rc = create_shared(o, rc);
     if (rc == DATUM_OK && write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
         rc = io_h5_fail_write(ctx, path, NULL);
-    if (rc == DATUM_OK && src->n_parts > 1) rc = write_merged_names(o, src);
+    if (rc == DATUM_OK && src->n_parts > 1 && o->shared) o->names_of = src;
+    else if (rc == DATUM_OK && src->n_parts > 1) rc = write_merged_names(o, src);
+    rc = agree(o, rc);
     if (rc != DATUM_OK) datum_output_abort(&o);
     *out = o;
     return rc;
@@ -203,8 +254,10 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
         rc = io_h5_fail_write(ctx, o->path, group);
     else if (H5Lexists(o->file, c->path, H5P_DEFAULT) != 0)
         rc = datum_ctx_fail(ctx, DATUM_E_ARG, "output column %s already exists", c->path);
-    else if ((c->ds = io_h5_create_dataset(o->file, &d, type, length, &o->opt)) < 0)
+    else if ((c->ds = io_h5_create_dataset(o->file, &d, type, length,
+                                           o->shared ? NULL : &o->opt)) < 0) /* NULL: contiguous */
         rc = io_h5_fail_write(ctx, o->path, c->path);
+    rc = agree(o, rc);
     if (rc != DATUM_OK) {
         datum_free(c->path);
         return rc;
@@ -217,6 +270,7 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
     else if (H5Tequal(memtype, H5T_NATIVE_DOUBLE) > 0 && H5Tequal(type, H5T_STD_I8LE) > 0)
         c->buftype = H5T_NATIVE_INT8;
     c->narrow = c->buftype != memtype;
+    if (o->shared) return (int)o->n_cols++; /* HDF5 converts and writes any range */
     if (length > 0 && H5Tequal(type, c->buftype) > 0 && io_chunked_open(c->ds, &c->codec) == 0) {
         c->buf = datum_malloc(o->ctx, (size_t)c->codec.chunk * BATCH_CHUNKS, c->codec.elem);
         if (!c->buf) {
@@ -341,6 +395,22 @@ int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t cou
     return DATUM_OK;
 }
 
+/* Shared, on rank 0 once every process has closed the file: the merged
+ * names of a source of several parts, through HDF5's own file driver. */
+static int add_merged_names(datum_output *o)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0)
+        o->file = H5Fopen(o->tmp, H5F_ACC_RDWR, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
+    int rc = o->file < 0 ? io_h5_fail_write(o->ctx, o->path, "reopening it") : DATUM_OK;
+    if (rc == DATUM_OK) rc = write_merged_names(o, o->names_of);
+    if (o->file >= 0 && io_h5_close_file(o->file) < 0 && rc == DATUM_OK)
+        rc = io_h5_fail_write(o->ctx, o->path, "closing the file");
+    o->file = H5I_INVALID_HID;
+    return rc;
+}
+
 int datum_output_commit(datum_output **o)
 {
     io_h5_silence(); /* this thread too: a caller may use several */
@@ -354,7 +424,20 @@ int datum_output_commit(datum_output **o)
         output_free(p);
         return rc;
     }
-    rc = io_h5_temp_commit(p->ctx, &p->file, &p->tmp, p->path); /* the datasets close too */
+    if (p->shared) { /* closed by all, renamed by rank 0 once all have written */
+        herr_t closed = io_h5_close_file(p->file);
+        p->file = H5I_INVALID_HID;
+        rc = agree(p, closed < 0 ? io_h5_fail_write(p->ctx, p->path, "closing the file") : DATUM_OK);
+        if (rc == DATUM_OK && io_mpi_rank() == 0 && p->names_of) rc = add_merged_names(p);
+        if (rc == DATUM_OK && io_mpi_rank() == 0 &&
+            (rc = io_temp_commit(p->ctx, p->tmp, p->path)) == DATUM_OK) {
+            datum_free(p->tmp);
+            p->tmp = NULL;
+        }
+        rc = agree(p, rc);
+    } else {
+        rc = io_h5_temp_commit(p->ctx, &p->file, &p->tmp, p->path); /* the datasets close too */
+    }
     output_free(p);
     return rc;
 }

@@ -480,6 +480,103 @@ static void test_threads_and_chunks_identical(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Slices (datum-mpi): two passes over the halves of an archive, the second's
+ * totals deferred and carried, give the one pass's totals bit for bit.    */
+
+/* Cross-IMPs (averages: fractions, whose sums depend on their order),
+ * linear Butler and matchpoints to the field, added to p. */
+static void add_slice_methods(datum_pass *p)
+{
+    datum_method cross = preset("mean"), linear = preset("mean");
+    linear.scale.kind = DATUM_SCALE_LINEAR;
+    datum_mp_method mp = DATUM_MP_METHOD_INIT;
+    mp.neuberg_to_field = 1;
+    int id;
+    assert_int_equal(datum_pass_add_cross(p, &cross, NULL, &id), DATUM_OK);
+    assert_int_equal(datum_pass_add_butler(p, &linear, NULL, &id), DATUM_OK);
+    assert_int_equal(datum_pass_add_matchpoints(p, &mp, NULL, &id), DATUM_OK);
+    assert_int_equal(datum_pass_set_chunk_rows(p, 5), DATUM_OK); /* ledgers of several chunks */
+}
+
+static void assert_same_totals(const datum_pair_totals *x, const datum_pair_totals *y)
+{
+    assert_int_equal(x->n_pairs, y->n_pairs);
+    assert_memory_equal(x->boards, y->boards, x->n_pairs * sizeof *x->boards);
+    assert_memory_equal(x->imps, y->imps, x->n_pairs * sizeof *x->imps);
+    assert_memory_equal(x->per_board, y->per_board, x->n_pairs * sizeof *x->per_board);
+    assert_true((x->raw == NULL) == (y->raw == NULL));
+    if (x->raw) assert_memory_equal(x->raw, y->raw, x->n_pairs * sizeof *x->raw);
+    if (x->ns_boards) assert_memory_equal(x->ns_boards, y->ns_boards, x->n_pairs * 8);
+}
+
+static void test_slices_carry_totals(void **state)
+{
+    datum_ctx *ctx = new_ctx(2);
+    datum_pass *whole;
+    assert_int_equal(datum_pass_create(ctx, in_dir("club.h5"), &whole), DATUM_OK);
+    add_slice_methods(whole);
+    assert_int_equal(datum_pass_whole_events(whole), 0);
+    assert_int_equal(datum_pass_run(whole), DATUM_OK);
+    datum_archive_info info;
+    datum_archive_get_info(datum_pass_archive(whole), &info);
+    const uint64_t cuts[] = {0, 1, info.n_fields / 3, info.n_fields - 1, info.n_fields};
+    for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+        datum_pass *first, *second;
+        assert_int_equal(datum_pass_create(ctx, in_dir("club.h5"), &first), DATUM_OK);
+        assert_int_equal(datum_pass_create(ctx, in_dir("club.h5"), &second), DATUM_OK);
+        add_slice_methods(first);
+        add_slice_methods(second);
+        assert_int_equal(datum_pass_set_fields(first, 0, cuts[k]), DATUM_OK);
+        assert_int_equal(datum_pass_set_fields(second, cuts[k], info.n_fields), DATUM_OK);
+        assert_int_equal(datum_pass_run_slice(first, 0), DATUM_OK);
+        assert_int_equal(datum_pass_run_slice(second, 1), DATUM_OK);
+        assert_int_equal(datum_pass_n_methods(second), 3);
+        for (int id = 0; id < 3; id++) { /* the first slice's sums, into the second */
+            datum_pair_sums a, b;
+            assert_int_equal(datum_pass_sums(first, id, &a), DATUM_OK);
+            assert_int_equal(datum_pass_sums(second, id, &b), DATUM_OK);
+            memcpy(b.boards, a.boards, a.n_pairs * sizeof *a.boards);
+            memcpy(b.imps, a.imps, a.n_pairs * sizeof *a.imps);
+            if (a.raw) memcpy(b.raw, a.raw, a.n_pairs * sizeof *a.raw);
+            if (a.ns_boards) memcpy(b.ns_boards, a.ns_boards, a.n_pairs * sizeof *a.ns_boards);
+        }
+        assert_int_equal(datum_pass_finish(second, 1), DATUM_E_ARG); /* not added yet */
+        datum_ctx_clear(ctx);
+        assert_int_equal(datum_pass_add_deferred(second), DATUM_OK);
+        assert_int_equal(datum_pass_add_deferred(second), DATUM_E_ARG); /* once */
+        datum_ctx_clear(ctx);
+        assert_int_equal(datum_pass_finish(second, 0), DATUM_OK);
+        for (int id = 0; id < 3; id++) {
+            datum_pair_totals want, got;
+            assert_int_equal(datum_pass_totals(whole, id, &want), DATUM_OK);
+            assert_int_equal(datum_pass_totals(second, id, &got), DATUM_OK);
+            assert_same_totals(&want, &got);
+        }
+        datum_pass_free(&first);
+        datum_pass_free(&second);
+    }
+    /* Refused: no slice, a results CSV, a range past the archive, the serial run of a slice. */
+    datum_pass *p;
+    datum_pass_outputs o = DATUM_PASS_OUTPUTS_INIT;
+    o.results_csv = out_name("slice", ".csv");
+    datum_method m = preset("mean");
+    int id;
+    assert_int_equal(datum_pass_create(ctx, in_dir("club.h5"), &p), DATUM_OK);
+    assert_int_equal(datum_pass_add_butler(p, &m, NULL, &id), DATUM_OK);
+    assert_int_equal(datum_pass_run_slice(p, 0), DATUM_E_ARG);
+    assert_int_equal(datum_pass_set_fields(p, 1, info.n_fields + 1), DATUM_E_ARG);
+    assert_int_equal(datum_pass_set_fields(p, 0, 1), DATUM_OK);
+    assert_int_equal(datum_pass_run(p), DATUM_E_ARG);
+    assert_int_equal(datum_pass_add_cross(p, &m, &o, &id), DATUM_OK);
+    datum_ctx_clear(ctx); /* the first error's message stays until cleared */
+    assert_int_equal(datum_pass_run_slice(p, 0), DATUM_E_ARG);
+    assert_non_null(strstr(datum_ctx_message(ctx), "results CSV"));
+    datum_pass_free(&p);
+    datum_pass_free(&whole);
+    datum_ctx_free(&ctx);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The published comparison                                                 */
 
 /* One field of five lines, made by hand. */
@@ -736,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_one_pass_equals_separate_passes),
         cmocka_unit_test(test_threads_and_chunks_identical),
+        cmocka_unit_test(test_slices_carry_totals),
         cmocka_unit_test(test_published_counts),
         cmocka_unit_test(test_published_pass),
         cmocka_unit_test(test_store_types),
