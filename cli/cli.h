@@ -57,6 +57,9 @@ int cli_set_flag(cli_parser *p, const char *value, void *target);   /* int = 1 *
  * after a usage error naming option. */
 int cli_parse_triple(cli_parser *p, const char *option, const char *text, double lo, double hi,
                      double v[3]);
+/* SIZE: a positive decimal number of bytes, with an optional K, M, G or T
+ * (either case; powers of 1024) into *bytes: 0, or -1 (nothing written). */
+int cli_parse_size(const char *text, double *bytes);
 int cli_set_string(cli_parser *p, const char *value, void *target); /* const char * */
 int cli_set_threads(cli_parser *p, const char *value, void *target);/* int 1..1024 */
 

@@ -91,21 +91,14 @@ static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char 
     return status;
 }
 
-/* --memory SIZE: bytes, or a number with K, M or G (powers of 1024). */
+/* --memory SIZE (cli_parse_size), at least DATUM_IMPORT_MEMORY_MIN. */
 static int set_memory(cli_parser *p, const char *value, void *target)
 {
-    size_t len = strlen(value), shift = 0;
-    uint64_t v;
-    char unit = len ? value[len - 1] : '\0';
-    if (unit == 'K' || unit == 'k') shift = 10;
-    else if (unit == 'M' || unit == 'm') shift = 20;
-    else if (unit == 'G' || unit == 'g') shift = 30;
-    if (shift) len--;
-    if (datum_parse_uint(value, len, (uint64_t)1 << 50 >> shift, &v) != DATUM_PARSE_OK ||
-        (v << shift) < DATUM_IMPORT_MEMORY_MIN)
+    double bytes;
+    if (cli_parse_size(value, &bytes) != 0 || bytes < DATUM_IMPORT_MEMORY_MIN || bytes > 0x1p50)
         return cli_usage_error(p, "--memory takes a size of at least 64K (e.g. 256M, 4G), not '%s'",
                                value);
-    *(size_t *)target = (size_t)(v << shift);
+    *(size_t *)target = (size_t)bytes;
     return 0;
 }
 

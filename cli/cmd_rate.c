@@ -88,22 +88,6 @@ static int parse_real(const char *text, double lo, double hi, double *out)
     return datum_parse_real(text, strlen(text), lo, hi, out) == DATUM_PARSE_OK ? 0 : -1;
 }
 
-/* SIZE: a positive number of bytes, with an optional K, M, G or T (powers of
- * 1024): 0, or -1. */
-static int parse_size(const char *text, double *out)
-{
-    static const char units[] = "KMGT";
-    size_t len = strlen(text);
-    const char *u = len > 1 ? strchr(units, text[len - 1]) : NULL;
-    double v;
-    if (u && *u) len--;
-    else u = NULL;
-    if (datum_parse_real(text, len, 0, DBL_MAX, &v) != DATUM_PARSE_OK || !(v > 0)) return -1;
-    for (const char *k = units; u && k <= u; k++) v *= 1024;
-    *out = v;
-    return 0;
-}
-
 static const char *const kSolvers[] = {"auto", "direct", "iterative"};
 static const char *const kPaths[] = {"direct", "jacobi", "block"}; /* auto's choice */
 static const char *const kOrderings[] = {"default", "amd", "metis", "nesdis"};
@@ -155,7 +139,7 @@ static int resolve(cli_parser *p, rate_job *job)
                                    job->ordering);
         o->ordering = (datum_rate_ordering)k;
     }
-    if (job->memory && parse_size(job->memory, &o->memory) != 0)
+    if (job->memory && cli_parse_size(job->memory, &o->memory) != 0)
         return cli_usage_error(p, "--memory takes a size such as 8G or 512M, not '%s'", job->memory);
     if (job->tolerance) {
         if (parse_real(job->tolerance, 1e-16, 0.1, &v) != 0)

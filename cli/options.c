@@ -175,6 +175,20 @@ static int parse_trim(cli_parser *p, const char *text, datum_rule *r)
     return 0;
 }
 
+int cli_parse_size(const char *text, double *bytes)
+{
+    static const char units[] = "KMGT";
+    size_t len = strlen(text);
+    const char *u = len > 1 ? strchr(units, text[len - 1] & ~0x20) : NULL; /* k = K */
+    double v;
+    if (u && *u) len--;
+    else u = NULL;
+    if (datum_parse_real(text, len, 0, DBL_MAX, &v) != DATUM_PARSE_OK || !(v > 0)) return -1;
+    for (const char *k = units; u && k <= u; k++) v *= 1024;
+    *bytes = v;
+    return 0;
+}
+
 int cli_parse_triple(cli_parser *p, const char *option, const char *text, double lo, double hi,
                      double v[3])
 {

@@ -235,13 +235,6 @@ static int known_event(const state *s, uint32_t parts, const char *name)
     return 0;
 }
 
-static io_row_source_open opener(int format)
-{
-    return format == DATUM_FORMAT_PBN ? io_pbn_open
-           : format == DATUM_FORMAT_USEBIO ? io_usebio_open
-                                           : io_csv_source_open;
-}
-
 /* The refusal of an event already in the archive, at the first row of the
  * input (in the order of the files and their lines) that belongs to one. */
 static int refuse_known_event(datum_ctx *ctx, const char *archive, const state *s, uint32_t parts,
@@ -255,7 +248,7 @@ static int refuse_known_event(datum_ctx *ctx, const char *archive, const state *
         io_result_row row;
         int format = io->format;
         if (format == DATUM_FORMAT_AUTO) rc = io_detect_format(ctx, paths[f], &format);
-        if (rc == DATUM_OK) rc = opener(format)(ctx, paths[f], &again, &src);
+        if (rc == DATUM_OK) rc = io_format_source(format)(ctx, paths[f], &again, &src);
         while (rc == DATUM_OK && (rc = src.next(src.self, &row)) == 1) {
             rc = DATUM_OK;
             if (known_event(s, parts, row.event)) {

@@ -309,7 +309,6 @@ typedef struct {
     uint64_t begin, end, line; /* end 0: the whole file */
 } input_part;
 
-static io_row_source_open source_of(int format);
 
 /* Reads a part of the input into the worker's runs. */
 static int read_part(worker *w, const input_part *part, void *pbn)
@@ -317,7 +316,7 @@ static int read_part(worker *w, const input_part *part, void *pbn)
     datum_ctx *ctx = w->im->ctx;
     io_row_source src = {0};
     io_result_row in;
-    int rc = source_of(part->format)(ctx, w->im->paths[part->file],
+    int rc = io_format_source(part->format)(ctx, w->im->paths[part->file],
                                      part->format == DATUM_FORMAT_PBN ? pbn : NULL, &src);
     if (rc == DATUM_OK && part->end) rc = io_results_range(src.self, part->begin, part->end, part->line);
     if (rc == DATUM_OK && src.has_adjusted) w->has_adjusted = 1;
@@ -1211,7 +1210,7 @@ static int write_archive(importer *im, const datum_write_options *opt)
 /* The import                                                               */
 
 /* The row source of each input format, and its argument. */
-static io_row_source_open source_of(int format)
+io_row_source_open io_format_source(int format)
 {
     switch (format) {
     case DATUM_FORMAT_USEBIO: return io_usebio_open;

@@ -289,6 +289,9 @@ int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, 
 /* import.c: the results CSV reader as a row source (io_common.h), as the
  * import reads it; arg unused. */
 int io_csv_source_open(datum_ctx *ctx, const char *path, void *arg, io_row_source *src);
+/* import.c: the row source that reads a file of format (DATUM_FORMAT_CSV,
+ * _USEBIO or _PBN; any other value: CSV). */
+io_row_source_open io_format_source(int format);
 
 /* ------------------------------------------------------------------------ */
 /* h5util.c: HDF5 helpers (return < 0 on failure, nothing recorded)         */
