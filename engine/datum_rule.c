@@ -122,10 +122,15 @@ void datum_sort_i32(int32_t *a, size_t n)
 /* ------------------------------------------------------------------------ */
 /* Zero-sum par: the multiple of 10 in [-8000, 8000] minimising
  * |sum_i wbf(s_i - d)|, ties to the value closest to zero. The sum is
- * non-increasing in d, so its minimisers form one interval, found by binary
- * searches rather than by scanning the 1601 candidates. */
+ * non-increasing in d, so its minimisers form one interval, found by
+ * searches for the first step where the sum falls to a bound. Each search
+ * starts from a step whose sum is already known (the first from the field's
+ * mean, where the zero usually lies a few steps away) and gallops away from
+ * it before bisecting: a field costs about eight sums instead of the 24 of
+ * bisections over all 1601 candidates. */
 
 enum { PAR_STEPS = 1601, PAR_ZERO = 800 }; /* d = 10*(j - PAR_ZERO) */
+#define PAR_UNKNOWN INT64_MIN                /* a sum not evaluated */
 
 static int64_t par_imp_sum(const int32_t *s, size_t n, int64_t j)
 {
@@ -138,27 +143,62 @@ static int64_t par_imp_sum(const int32_t *s, size_t n, int64_t j)
     return sum;
 }
 
-/* Smallest j in [0, PAR_STEPS] with sum(j) <= t (PAR_STEPS if none). */
-static int64_t par_first_at_most(const int32_t *s, size_t n, int64_t t)
+/* Smallest j in [0, PAR_STEPS] with sum(j) <= t (PAR_STEPS if none), given
+ * from in [0, PAR_STEPS) and its sum sum_from. *before and *at receive
+ * sum(j - 1) and sum(j) when the search evaluated them, else PAR_UNKNOWN. */
+static int64_t par_first_at_most(const int32_t *s, size_t n, int64_t t, int64_t from,
+                                 int64_t sum_from, int64_t *before, int64_t *at)
 {
-    int64_t lo = 0, hi = PAR_STEPS;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (par_imp_sum(s, n, mid) <= t) hi = mid;
-        else lo = mid + 1;
+    /* The answer lies in [lo, hi]; s_lo is sum(lo - 1) (> t), s_hi sum(hi) (<= t). */
+    int64_t lo, hi, s_lo = PAR_UNKNOWN, s_hi = PAR_UNKNOWN;
+    if (sum_from <= t) { /* at or before from: gallop down */
+        hi = from, s_hi = sum_from, lo = 0;
+        for (int64_t step = 1; hi - step >= 0; step *= 2) {
+            int64_t v = par_imp_sum(s, n, hi - step);
+            if (v > t) {
+                lo = hi - step + 1, s_lo = v;
+                break;
+            }
+            hi -= step, s_hi = v;
+        }
+    } else { /* after from: gallop up */
+        lo = from + 1, s_lo = sum_from, hi = PAR_STEPS;
+        for (int64_t step = 1; lo - 1 + step < PAR_STEPS; step *= 2) {
+            int64_t v = par_imp_sum(s, n, lo - 1 + step);
+            if (v <= t) {
+                hi = lo - 1 + step, s_hi = v;
+                break;
+            }
+            lo += step, s_lo = v;
+        }
     }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2, v = par_imp_sum(s, n, mid);
+        if (v <= t) hi = mid, s_hi = v;
+        else lo = mid + 1, s_lo = v;
+    }
+    *before = s_lo;
+    *at = s_hi;
     return lo;
 }
 
 static int64_t par_datum(const int32_t *s, size_t n)
 {
-    int64_t j0 = par_first_at_most(s, n, 0); /* first index where the sum is <= 0 */
-    int64_t above = j0 > 0 ? par_imp_sum(s, n, j0 - 1) : INT64_MAX;           /* > 0 */
-    int64_t below = j0 < PAR_STEPS ? -par_imp_sum(s, n, j0) : INT64_MAX;      /* >= 0 */
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++) total += s[i];
+    double guess = round((double)total / (double)n / 10.0) + PAR_ZERO; /* the mean's step */
+    int64_t from = guess < 0 ? 0 : guess > PAR_STEPS - 1 ? PAR_STEPS - 1 : (int64_t)guess;
+    int64_t before, at, unused;
+    int64_t j0 = par_first_at_most(s, n, 0, from, par_imp_sum(s, n, from), &before, &at);
+    if (j0 > 0 && before == PAR_UNKNOWN) before = par_imp_sum(s, n, j0 - 1);
+    if (j0 < PAR_STEPS && at == PAR_UNKNOWN) at = par_imp_sum(s, n, j0);
+    int64_t above = j0 > 0 ? before : INT64_MAX;      /* > 0 */
+    int64_t below = j0 < PAR_STEPS ? -at : INT64_MAX; /* >= 0 */
     int64_t best = above < below ? above : below;
     /* The minimisers: sum == +best (just before j0) and/or sum == -best (from j0). */
-    int64_t lo = above == best ? par_first_at_most(s, n, best) : j0;
-    int64_t hi = below == best ? par_first_at_most(s, n, -best - 1) - 1 : j0 - 1;
+    int64_t lo = above == best ? par_first_at_most(s, n, best, j0 - 1, above, &unused, &unused) : j0;
+    int64_t hi = below == best ? par_first_at_most(s, n, -best - 1, j0, at, &unused, &unused) - 1
+                               : j0 - 1;
     int64_t j = PAR_ZERO < lo ? lo : PAR_ZERO > hi ? hi : PAR_ZERO;
     return 10 * (j - PAR_ZERO);
 }

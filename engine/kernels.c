@@ -116,11 +116,36 @@ static void cross_wbf_counting(const int32_t *scores, size_t n, int mult, int32_
     }
 }
 
+/* Raw WBF cross-IMPs (before halving) of a small field by direct
+ * comparison: each pair of scores once, its IMPs added to one and taken from
+ * the other (the table is odd), in integers (total[] holds n). */
+static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int32_t *total,
+                             double *raw)
+{
+    for (size_t i = 0; i < n; i++) total[i] = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = scores[i];
+        int32_t own = total[i];
+        for (size_t k = i + 1; k < n; k++) {
+            int64_t diff = mult * (s - scores[k]);
+            int sign = (diff > 0) - (diff < 0); /* no branch: signs alternate */
+            int32_t imps = sign * datum_wbf_band_of_fifths((diff < 0 ? -diff : diff) / 5);
+            own += imps;
+            total[k] -= imps;
+        }
+        total[i] = own;
+    }
+    for (size_t i = 0; i < n; i++) raw[i] = (double)total[i];
+}
+
 void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n,
                        int32_t *work, double *raw)
 {
-    if (scale->kind == DATUM_SCALE_WBF && n > CROSS_DIRECT_MAX) {
-        cross_wbf_counting(scores, n, scale->doubled ? 2 : 1, work, raw);
+    if (scale->kind == DATUM_SCALE_WBF) {
+        /* Whole IMPs (halves when halved) add exactly in any order: the same
+         * figures as the generic loop below, bit for bit. */
+        if (n > CROSS_DIRECT_MAX) cross_wbf_counting(scores, n, scale->doubled ? 2 : 1, work, raw);
+        else cross_wbf_direct(scores, n, scale->doubled ? 2 : 1, work, raw);
         if (scale->halved)
             for (size_t i = 0; i < n; i++) raw[i] *= 0.5;
         return;

@@ -207,12 +207,18 @@ static int64_t par_brute_force(const int32_t *s, size_t n)
 static void test_par_against_brute_force(void **state)
 {
     test_rng rng = test_rng_seeded("par", 20261122);
-    for (int trial = 0; trial < 400; trial++) {
+    for (int trial = 0; trial < 1000; trial++) {
         size_t n = (size_t)test_rng_range(&rng, 1, 30);
         int32_t s[30];
         for (size_t i = 0; i < n; i++) s[i] = test_rng_score(&rng);
         if (trial % 7 == 0) /* fields full of one result */
             for (size_t i = 0; i < n; i++) s[i] = s[0];
+        if (trial % 11 == 0) /* two results: long runs of equal sums, ties of the minimisers */
+            for (size_t i = 0; i < n; i++) s[i] = s[i % 2];
+        if (trial % 17 == 0) /* the mean far from the zero, and outside the candidates */
+            s[0] = (trial / 17) % 2 ? 60000 : -60000;
+        if (trial % 23 == 0) /* every score beyond one end of the candidates */
+            for (size_t i = 0; i < n; i++) s[i] = (trial / 23) % 2 ? 9000 + 10 * (int32_t)i : -9000;
         double got = datum_of("par", s, n);
         if (got != (double)par_brute_force(s, n))
             fail_msg("trial %d: par %g, brute force %lld", trial, got,

@@ -146,6 +146,34 @@ static void test_cross_counting_equals_direct(void **state)
     }
 }
 
+/* Small WBF fields compare each pair once, in integers; every figure must
+ * equal the sum of datum_imp (the table as doubles) over the other scores. */
+static void test_cross_small_wbf_equals_reference(void **state)
+{
+    test_rng rng = test_rng_seeded("cross-small", 2026);
+    enum { MAX_N = 128 };
+    int32_t s[MAX_N], work[2 * MAX_N + 1];
+    double raw[MAX_N];
+    const datum_scale scales[] = {{DATUM_SCALE_WBF, 0, 0}, {DATUM_SCALE_WBF, 1, 0},
+                                  {DATUM_SCALE_WBF, 0, 1}, {DATUM_SCALE_WBF, 1, 1}};
+    for (int trial = 0; trial < 400; trial++) {
+        size_t n = (size_t)test_rng_range(&rng, 1, trial % 10 == 0 ? MAX_N : 20);
+        for (size_t i = 0; i < n; i++) s[i] = test_rng_score(&rng);
+        if (trial % 9 == 0) /* ties everywhere */
+            for (size_t i = 0; i < n; i++) s[i] = s[i % 3];
+        if (trial % 13 == 0) s[0] = INT32_MAX / 2, s[n - 1] = -(INT32_MAX / 2); /* beyond 24 IMPs */
+        const datum_scale *sc = &scales[trial % 4];
+        datum_field_cross(sc, s, n, work, raw);
+        for (size_t i = 0; i < n; i++) {
+            double direct = 0;
+            for (size_t k = 0; k < n; k++)
+                if (k != i) direct += datum_imp(sc, (double)s[i] - s[k]);
+            if (raw[i] != direct || (raw[i] == 0 && signbit(raw[i]))) /* no "-0" */
+                fail_msg("trial %d, n %zu, score %zu: %g, reference %g", trial, n, i, raw[i], direct);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_adjusted_rows_in_butler),
         cmocka_unit_test(test_cross_by_hand),
         cmocka_unit_test(test_cross_counting_equals_direct),
+        cmocka_unit_test(test_cross_small_wbf_equals_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
