@@ -284,6 +284,10 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
     return k;
 }
 
+/* Groups up to this many pairs get every Kendall's tau-b at once
+ * (compare_tau_b_ranks_all: O(n^2), cheaper than a sort per two rankings). */
+enum { JOINT_TAU_MAX = 256 };
+
 static int bin_of(uint32_t d)
 {
     return d <= 3 ? (int)d : d <= 5 ? 4 : d <= 10 ? 5 : d <= 20 ? 6 : 7;
@@ -294,14 +298,16 @@ static int bin_of(uint32_t d)
  * usual case: no sort, integers), else from the values. */
 static void correlate(uint32_t k, const uint32_t *at, int same, const int32_t *ra,
                       const int32_t *rb, const double *va, const double *vb, scratch *s,
-                      double *spearman, double *kendall)
+                      const double *known_kendall, double *spearman, double *kendall)
 {
     double *xa = s->x, *xb = s->y;
     if (same) {
         int32_t *ia = (int32_t *)s->order, *ib = (int32_t *)s->tmp;
         for (uint32_t t = 0; t < k; t++) ia[t] = ra[at[t]], ib[t] = rb[at[t]], xa[t] = ia[t], xb[t] = ib[t];
         *spearman = compare_pearson(k, xa, xb);
-        *kendall = k <= 64 ? compare_tau_b_ranks(k, ia, ib) : datum_kendall_tau_b(k, xa, xb, s->work);
+        *kendall = known_kendall  ? *known_kendall
+                   : k <= 64 ? compare_tau_b_ranks(k, ia, ib)
+                             : datum_kendall_tau_b(k, xa, xb, s->work);
         return;
     }
     for (uint32_t t = 0; t < k; t++) xa[t] = va[at[t]], xb[t] = vb[at[t]];
@@ -313,7 +319,8 @@ static void correlate(uint32_t k, const uint32_t *at, int same, const int32_t *r
 /* The statistics of methods a and b over pairs j < n ranked by both. */
 static void compare_two(const datum_compare *c, size_t n, const double *va, const double *vb,
                         const uint32_t *oa, const uint32_t *ob, const int32_t *ma,
-                        const int32_t *mb, uint32_t ka, uint32_t kb, scratch *s, pair_stat *out)
+                        const int32_t *mb, uint32_t ka, uint32_t kb, scratch *s,
+                        const double *known_kendall, pair_stat *out)
 {
     memset(out, 0, sizeof *out);
     out->spearman = out->kendall = out->topk = NAN;
@@ -324,7 +331,8 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
     out->common = k;
     if (k < 2) return;
     int same = k == ka && k == kb;
-    correlate(k, s->affected, same, ma, mb, va, vb, s, &out->spearman, &out->kendall);
+    correlate(k, s->affected, same, ma, mb, va, vb, s, same ? known_kendall : NULL, &out->spearman,
+              &out->kendall);
     /* Ordinal ranks among the common pairs: each method's own when they
      * rank the same pairs, else their order among the common ones. */
     uint32_t *ca = (uint32_t *)s->y, *cb = ca + s->cap; /* y: cap doubles, free now */
@@ -356,27 +364,45 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
 static void group_stats(const datum_compare *c, size_t n, const double *value,
                         const double *truth, scratch *s, pair_stat *ps, truth_stat *ts)
 {
-    size_t m = c->n;
+    size_t m = c->n, with_truth = truth && ts;
     uint32_t ranked[MAXM + 1];
-    for (size_t i = 0; i < m; i++)
-        ranked[i] = rank_method(n, value + i * n, s->ordinal + i * s->cap, s->mid2 + i * s->cap, s);
+    for (size_t i = 0; i < m + with_truth; i++)
+        ranked[i] = rank_method(n, i < m ? value + i * n : truth, s->ordinal + i * s->cap,
+                                s->mid2 + i * s->cap, s);
+    /* The rankings that rank every pair (usually all of them) get their
+     * Kendall's tau-b at once: the pairs of pairs compared once per ranking. */
+    size_t joint[MAXM + 1], n_joint = 0;
+    double tau[(MAXM + 1) * (MAXM + 1)];
+    int at_joint[MAXM + 1];
+    for (size_t i = 0; i < m + with_truth; i++) {
+        at_joint[i] = -1;
+        if (n <= JOINT_TAU_MAX && ranked[i] == n) at_joint[i] = (int)n_joint, joint[n_joint++] = i;
+    }
+    if (n_joint >= 2) {
+        const int32_t *rank[MAXM + 1];
+        int16_t sign[(MAXM + 1) * JOINT_TAU_MAX];
+        for (size_t u = 0; u < n_joint; u++) rank[u] = s->mid2 + joint[u] * s->cap;
+        compare_tau_b_ranks_all(n, n_joint, rank, sign, tau);
+    }
+#define KNOWN_TAU(a, b) (at_joint[a] >= 0 && at_joint[b] >= 0 ? &tau[at_joint[a] * n_joint + at_joint[b]] : NULL)
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++)
             compare_two(c, n, value + a * n, value + b * n, s->ordinal + a * s->cap,
                         s->ordinal + b * s->cap, s->mid2 + a * s->cap, s->mid2 + b * s->cap,
-                        ranked[a], ranked[b], s, &ps[pair_index(m, a, b)]);
-    if (!truth || !ts) return;
+                        ranked[a], ranked[b], s, KNOWN_TAU(a, b), &ps[pair_index(m, a, b)]);
+    if (!with_truth) return;
     uint32_t *tord = s->ordinal + m * s->cap;
     int32_t *tmid = s->mid2 + m * s->cap;
-    ranked[m] = rank_method(n, truth, tord, tmid, s);
     for (size_t i = 0; i < m; i++) {
         const uint32_t *oi = s->ordinal + i * s->cap;
         uint32_t k = 0;
         for (size_t j = 0; j < n; j++)
             if (oi[j] && tord[j]) s->affected[k++] = (uint32_t)j;
-        correlate(k, s->affected, k == ranked[i] && k == ranked[m], s->mid2 + i * s->cap, tmid,
-                  value + i * n, truth, s, &ts[i].spearman, &ts[i].kendall);
+        int same = k == ranked[i] && k == ranked[m];
+        correlate(k, s->affected, same, s->mid2 + i * s->cap, tmid, value + i * n, truth, s,
+                  same ? KNOWN_TAU(i, m) : NULL, &ts[i].spearman, &ts[i].kendall);
     }
+#undef KNOWN_TAU
 }
 
 /* ------------------------------------------------------------------------ */

@@ -60,6 +60,14 @@ double compare_pearson(size_t n, const double *x, const double *y)
     return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
 }
 
+/* tau-b from S (the sum of the sign products) and the pairs tied in each. */
+static double tau_b_of(size_t n, int64_t s, int64_t tx, int64_t ty)
+{
+    int64_t n0 = (int64_t)n * (int64_t)(n - 1) / 2;
+    double den = sqrt((double)(n0 - tx) * (double)(n0 - ty));
+    return n >= 2 && den > 0 ? (double)s / den : NAN;
+}
+
 double compare_tau_b(size_t n, const double *x, const double *y)
 {
     /* Every pair once: S = sum sign(dx) sign(dy); ties counted apart. */
@@ -71,9 +79,7 @@ double compare_tau_b(size_t n, const double *x, const double *y)
             tx += sx == 0;
             ty += sy == 0;
         }
-    int64_t n0 = (int64_t)n * (int64_t)(n - 1) / 2;
-    double den = sqrt((double)(n0 - tx) * (double)(n0 - ty));
-    return n >= 2 && den > 0 ? (double)s / den : NAN;
+    return tau_b_of(n, s, tx, ty);
 }
 
 double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y)
@@ -89,9 +95,38 @@ double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y)
         }
         s += ss, tx += sx0, ty += sy0;
     }
-    int64_t n0 = (int64_t)n * (int64_t)(n - 1) / 2;
-    double den = sqrt((double)(n0 - tx) * (double)(n0 - ty));
-    return n >= 2 && den > 0 ? (double)s / den : NAN;
+    return tau_b_of(n, s, tx, ty);
+}
+
+void compare_tau_b_ranks_all(size_t n, size_t m, const int32_t *const *rank, int16_t *sign,
+                             double *tau)
+{
+    enum { R = COMPARE_RANKINGS_MAX };
+    int64_t s[R * R] = {0}, ties[R] = {0};
+    for (size_t i = 1; i < n; i++) {
+        /* The sign of item i against each earlier item, per ranking... */
+        for (size_t a = 0; a < m; a++) {
+            const int32_t *r = rank[a];
+            int16_t *sg = sign + a * n;
+            int32_t ri = r[i], zero = 0;
+            for (size_t j = 0; j < i; j++) {
+                sg[j] = (int16_t)((ri > r[j]) - (ri < r[j]));
+                zero += sg[j] == 0;
+            }
+            ties[a] += zero;
+        }
+        /* ...then their products, two rankings at a time (16-bit lanes). */
+        for (size_t a = 0; a < m; a++)
+            for (size_t b = a + 1; b < m; b++) {
+                const int16_t *x = sign + a * n, *y = sign + b * n;
+                int32_t dot = 0;
+                for (size_t j = 0; j < i; j++) dot += x[j] * y[j];
+                s[a * R + b] += dot;
+            }
+    }
+    for (size_t a = 0; a < m; a++)
+        for (size_t b = a + 1; b < m; b++)
+            tau[a * m + b] = tau[b * m + a] = tau_b_of(n, s[a * R + b], ties[a], ties[b]);
 }
 
 double datum_spearman(size_t n, const double *x, const double *y, void *work)

@@ -3,6 +3,7 @@
  * definitions: mid-ranks counted pair by pair, tau-b from every pair's signs.
  * Random values with many ties, sizes on both sides of the O(n^2) / Knight
  * switch (64), and the undefined cases. The seed is printed. */
+#include "compare_internal.h"
 #include "datum_compare.h"
 #include "test_util.h"
 
@@ -97,11 +98,45 @@ static void test_cases(void **state)
     assert_true(fabs(datum_kendall_tau_b(4, hx, hy, work) - 0.4) < 1e-15);
 }
 
+/* Every two of up to COMPARE_RANKINGS_MAX integer rankings at once: each
+ * tau-b equals the definition's on those two (ties, constant rankings). */
+static void test_tau_b_all(void **state)
+{
+    (void)state;
+    test_rng rng = test_rng_seeded("test_tau_b_all", 15);
+    enum { N = 120, R = COMPARE_RANKINGS_MAX };
+    static int32_t rank[R][N];
+    static int16_t sign[R * N];
+    static double tau[R * R], x[N], y[N];
+    for (int round = 0; round < 60; round++) {
+        size_t n = (size_t)test_rng_range(&rng, 0, N), m = (size_t)test_rng_range(&rng, 2, R);
+        const int32_t *rk[R];
+        for (size_t a = 0; a < m; a++) {
+            int64_t levels = test_rng_range(&rng, 1, 40); /* 1: a constant ranking */
+            for (size_t j = 0; j < n; j++)
+                rank[a][j] = a > 0 && test_rng_range(&rng, 0, 3) == 0
+                                 ? rank[a - 1][j]
+                                 : (int32_t)test_rng_range(&rng, 0, levels);
+            rk[a] = rank[a];
+        }
+        compare_tau_b_ranks_all(n, m, rk, sign, tau);
+        for (size_t a = 0; a < m; a++)
+            for (size_t b = 0; b < m; b++) {
+                if (a == b) continue;
+                for (size_t j = 0; j < n; j++) x[j] = rank[a][j], y[j] = rank[b][j];
+                double want = ref_tau_b(n, x, y), got = tau[a * m + b];
+                assert_int_equal(isnan(got), isnan(want));
+                if (!isnan(want)) assert_true(fabs(got - want) < 1e-12);
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_tau_b_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
