@@ -577,12 +577,26 @@ static void perturb_one(const chunk_job *j, size_t i, size_t q, size_t n, scratc
 
 /* Sum and count of |a[r] - b[r]| (b NULL: |a[r]|) over the r where both
  * are numbers, in four fixed lanes (so that the additions overlap; the
- * order, hence the sum, is the same on every run). */
-static void abs_diff(uint64_t n, const double *a, const double *b, double *sum, uint64_t *count)
+ * order, hence the sum, is the same on every run). numbers: no a[r] or
+ * b[r] is NaN (Butler's figures, the usual case), so that no test is needed
+ * and the lanes are those of vector registers. */
+static void abs_diff(uint64_t n, const double *a, const double *b, int numbers, double *sum,
+                     uint64_t *count)
 {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    double s[4] = {0, 0, 0, 0};
     uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, r = 0;
 #define ABS_AT(i) fabs(b ? a[i] - b[i] : a[i])
+    if (numbers) {
+        if (b)
+            for (; r + 4 <= n; r += 4)
+                for (int l = 0; l < 4; l++) s[l] += fabs(a[r + l] - b[r + l]);
+        else
+            for (; r + 4 <= n; r += 4)
+                for (int l = 0; l < 4; l++) s[l] += fabs(a[r + l]);
+        for (; r < n; r++) s[0] += ABS_AT(r);
+        c0 = n;
+    }
+    double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
 #define LANE(acc, used, v) acc += (v) == (v) ? (v) : 0.0, used += (v) == (v)
     for (; r + 4 <= n; r += 4) { /* four registers, not an array: they stay out of memory */
         double v0 = ABS_AT(r), v1 = ABS_AT(r + 1), v2 = ABS_AT(r + 2), v3 = ABS_AT(r + 3);
@@ -630,20 +644,23 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
     memset(s->sum, 0, n * m * sizeof *s->sum);
     memset(s->top, 0, n * m * sizeof *s->top);
     memset(s->boards, 0, n * m * sizeof *s->boards);
+    int numbers[MAXM] = {0}; /* method i's figures of the event's rows are all numbers */
     for (size_t i = 0; i < m; i++) {
         if (c->pass_id[i] < 0) continue;
         const rows_of *o = &j->rows[i];
         double fig = 0;
-        uint64_t figs = 0;
+        uint64_t figs = 0, scored = 0;
+        numbers[i] = 0;
         if (c->method[i].kind != DATUM_COMPARE_MATCHPOINTS) { /* IMPs: no tops */
             for (uint64_t r = r0; r < r1; r++) {
                 size_t a = (size_t)s->rslot[2 * (r - r0)] * m + i;
                 size_t b = (size_t)s->rslot[2 * (r - r0) + 1] * m + i;
                 double ns = o->ns[r], ew = o->ew ? o->ew[r] : 0.0 - ns;
-                if (ns == ns) s->sum[a] += ns, s->boards[a]++;
+                if (ns == ns) s->sum[a] += ns, s->boards[a]++, scored++;
                 if (ew == ew) s->sum[b] += ew, s->boards[b]++;
             }
-            abs_diff(r1 - r0, o->ns + r0, NULL, &fig, &figs);
+            numbers[i] = scored == r1 - r0;
+            abs_diff(r1 - r0, o->ns + r0, NULL, numbers[i], &fig, &figs);
         } else {
             for (size_t f = f0; f < f1; f++)
                 for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
@@ -678,7 +695,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
                         if (v == v) d += v, cnt++;
                     }
             } else {
-                abs_diff(r1 - r0, oa->ns + r0, ob->ns + r0, &d, &cnt);
+                abs_diff(r1 - r0, oa->ns + r0, ob->ns + r0, numbers[a] && numbers[b], &d, &cnt);
             }
             size_t pi = pair_index(m, a, b);
             out->diff_sum[pi] += d;
