@@ -56,7 +56,13 @@ static double linear_magnitude(int64_t x, int64_t den)
 {
     if (x < 45 * den) return (double)x / (double)(30 * den);
     if (x >= 2495 * den) return (double)(x + 7755 * den) / (double)(500 * den);
-    int i = 1; /* kBoundary[i] <= x/den < kBoundary[i+1] */
+    /* kBoundary[i] <= x/den < kBoundary[i+1], 1 <= i <= 19: the WBF band of
+     * x/den less one, from the table at a floating-point estimate of
+     * floor(x / (5 den)) (off by one at most), then settled exactly. */
+    double fifths = (double)x / (double)(5 * den);
+    int i = datum_wbf_band_of_fifths(fifths < DATUM_WBF_FIFTHS ? (int64_t)fifths : DATUM_WBF_FIFTHS) - 1;
+    i = i < 1 ? 1 : i > 19 ? 19 : i;
+    while (i > 1 && x < kBoundary[i] * den) i--;
     while (x >= kBoundary[i + 1] * den) i++;
     int64_t w = kBoundary[i + 1] - kBoundary[i];
     int64_t c = (2 * i + 1) * w / 2 - kBoundary[i]; /* value i + 0.5 at kBoundary[i] */

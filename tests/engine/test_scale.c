@@ -84,6 +84,17 @@ static void test_linear_matches_seed_table(void **state)
         assert_true(fabs(datum_imp_ratio(&kLinear, -x, 1) + expect) < 1e-12);
         assert_true(fabs(datum_imp(&kLinear, x) - expect) < 1e-12);
     }
+    /* Exact fractions next to every boundary (den up to 60, as a trimmed
+     * mean's): the segment is chosen exactly, a neighbour would differ. */
+    static const int boundary[] = {15,  45,  85,  125,  165,  215,  265,  315,  365,  425,  495,  595,
+                                   745, 895, 1095, 1295, 1495, 1745, 1995, 2245, 2495, 2995, 3495, 3995};
+    for (int64_t den = 1; den <= 60; den++)
+        for (size_t b = 0; b < sizeof boundary / sizeof *boundary; b++)
+            for (int64_t num = boundary[b] * den - 3; num <= boundary[b] * den + 3; num++) {
+                double expect = linear_from_seed_table((double)num / (double)den);
+                assert_true(fabs(datum_imp_ratio(&kLinear, num, den) - expect) < 1e-12);
+                assert_true(fabs(datum_imp_ratio(&kLinear, -num, den) + expect) < 1e-12);
+            }
     /* The midpoints carry half IMPs: 15 -> 0.5 ... 3995 -> 23.5, and no cap. */
     assert_true(datum_imp_ratio(&kLinear, 15, 1) == 0.5);
     assert_true(datum_imp_ratio(&kLinear, 3995, 1) == 23.5);
