@@ -58,7 +58,8 @@ typedef struct {
     uint32_t *pairs, *idx, *tmp, *order, *affected;
     double *sum, *top, *value, *newvalue, *x, *y, *truth;
     int32_t *mid2; /* m + 1 rankings (the truth last) x cap: twice the mid-rank, 0: not ranked */
-    uint32_t *rslot; /* per row of the event: its NS pair's slot, then its EW pair's */
+    uint32_t *rslot; /* per row of the event: its NS pair's first cell of sum, top and
+                        boards (slot * methods), then its EW pair's */
     int64_t *boards;
     uint32_t *ordinal; /* m x cap, 1-based; 0: not ranked */
     void *work;
@@ -638,8 +639,8 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
     }
     for (size_t t = 0; t < n; t++) s->slot[s->pairs[t]] = (int32_t)t;
     for (uint64_t r = r0; r < r1; r++) {
-        s->rslot[2 * (r - r0)] = (uint32_t)s->slot[k->ns_pair[r]];
-        s->rslot[2 * (r - r0) + 1] = (uint32_t)s->slot[k->ew_pair[r]];
+        s->rslot[2 * (r - r0)] = (uint32_t)(s->slot[k->ns_pair[r]] * m);
+        s->rslot[2 * (r - r0) + 1] = (uint32_t)(s->slot[k->ew_pair[r]] * m);
     }
     memset(s->sum, 0, n * m * sizeof *s->sum);
     memset(s->top, 0, n * m * sizeof *s->top);
@@ -653,8 +654,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         numbers[i] = 0;
         if (c->method[i].kind != DATUM_COMPARE_MATCHPOINTS) { /* IMPs: no tops */
             for (uint64_t r = r0; r < r1; r++) {
-                size_t a = (size_t)s->rslot[2 * (r - r0)] * m + i;
-                size_t b = (size_t)s->rslot[2 * (r - r0) + 1] * m + i;
+                size_t a = s->rslot[2 * (r - r0)] + i, b = s->rslot[2 * (r - r0) + 1] + i;
                 double ns = o->ns[r], ew = o->ew ? o->ew[r] : 0.0 - ns;
                 if (ns == ns) s->sum[a] += ns, s->boards[a]++, scored++;
                 if (ew == ew) s->sum[b] += ew, s->boards[b]++;
@@ -664,8 +664,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         } else {
             for (size_t f = f0; f < f1; f++)
                 for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
-                    size_t a = (size_t)s->rslot[2 * (r - r0)] * m + i;
-                    size_t b = (size_t)s->rslot[2 * (r - r0) + 1] * m + i;
+                    size_t a = s->rslot[2 * (r - r0)] + i, b = s->rslot[2 * (r - r0) + 1] + i;
                     add_row(1, o->ns[r], o->ew[r], o->top[f], &s->sum[a], &s->sum[b],
                             &s->boards[a], &s->boards[b], &s->top[a], &s->top[b], 1.0);
                     double v = o->top[f] > 0 ? 100.0 * o->ns[r] / o->top[f] : NAN;
