@@ -126,8 +126,8 @@ void datum_sort_i32(int32_t *a, size_t n)
  * searches for the first step where the sum falls to a bound. Each search
  * starts from a step whose sum is already known (the first from the field's
  * mean, where the zero usually lies a few steps away) and gallops away from
- * it before bisecting: a field costs about eight sums instead of the 24 of
- * bisections over all 1601 candidates. */
+ * it before bisecting: a field costs about 5.5 sums on decade instead of the
+ * 24 of bisections over all 1601 candidates. */
 
 enum { PAR_STEPS = 1601, PAR_ZERO = 800 }; /* d = 10*(j - PAR_ZERO) */
 #define PAR_UNKNOWN INT64_MIN                /* a sum not evaluated */
