@@ -155,7 +155,6 @@ static int resolve(cli_parser *p, rate_job *job)
     const char *serial_only = job->every ? "--every" : job->evaluate ? "--evaluate"
                               : job->warm_start ? "--warm-start" : job->ridge ? "--ridge"
                               : job->ordering ? "--ordering" : job->memory ? "--memory"
-                              : job->calibration ? "--calibration"
                               : o->solver == DATUM_RATE_DIRECT ? "--solver direct" : NULL;
     if (serial_only)
         return cli_usage_error(p, "%s is datum rate's only, not datum-mpi's (docs/scale-out.md)",

@@ -10,7 +10,8 @@
  * from the slices' union-finds merged on rank 0 and is given to PETSc as a
  * function (MatNullSpaceSetFunction: a projection in O(pairs), where vectors
  * would cost one per component); r is projected on the range (r_c), CG with
- * Jacobi (or block Jacobi) solves A v = r_c to the tolerance, and v is put
+ * Jacobi or block Jacobi (as asked, or by the serial auto choice without its
+ * direct path) solves A v = r_c to the tolerance, and v is put
  * in the serial program's gauge: W-orthogonal to the
  * null space, every opponent component's board-weighted mean 0 and, in a
  * group, each direction's. */
@@ -206,13 +207,50 @@ typedef struct {
     datum_rate_stats *stats;
 } petsc_job;
 
+/* CG from x = 0 on A x = rhs to the tolerance, at most max_it iterations,
+ * preconditioned by Jacobi or (block) by block Jacobi with an incomplete
+ * Cholesky of each process's block; the residual norms of every iteration in
+ * trace (max_it + 1 of them) unless NULL. PETSC_OPTIONS (-pc_type gamg,
+ * -log_view, ...) are applied last and override both. */
+static PetscErrorCode cg_run(Mat A, Vec rhs, Vec x, int block, const datum_rate_options *opt,
+                             PetscInt max_it, PetscReal *trace, PetscInt *its,
+                             KSPConvergedReason *why)
+{
+    KSP ksp;
+    PC pc;
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    /* The preconditioned residual: each row scaled by its diagonal, its
+     * pair's boards, so that a component of old, decayed boards converges
+     * as far as a recent one (the unpreconditioned one would stop when the
+     * heavy components are done). */
+    PetscCall(KSPSetNormType(ksp, KSP_NORM_PRECONDITIONED));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, block ? PCBJACOBI : PCJACOBI));
+    if (block) { /* incomplete Cholesky of each process's block, which may be singular */
+        PetscBool set;
+        PetscCall(PetscOptionsHasName(NULL, NULL, "-sub_pc_type", &set));
+        if (!set) PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_type", "icc"));
+        PetscCall(PetscOptionsHasName(NULL, NULL, "-sub_pc_factor_shift_type", &set));
+        if (!set) PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_factor_shift_type", "positive_definite"));
+    }
+    PetscCall(KSPSetTolerances(ksp, opt->tolerance, 0.0, PETSC_DEFAULT, max_it));
+    if (trace) PetscCall(KSPSetResidualHistory(ksp, trace, max_it + 1, PETSC_TRUE));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(VecSet(x, 0.0));
+    PetscCall(KSPSolve(ksp, rhs, x));
+    PetscCall(KSPGetIterationNumber(ksp, its));
+    PetscCall(KSPGetConvergedReason(ksp, why));
+    PetscCall(KSPDestroy(&ksp));
+    return 0;
+}
+
 static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
 {
     PetscInt N = (PetscInt)job->n_pairs;
     Mat A;
     Vec b, x, rc_vec, res;
-    KSP ksp;
-    PC pc;
     MatNullSpace null;
     double t0 = MPI_Wtime();
 
@@ -258,34 +296,57 @@ static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
     PetscCall(MatSetTransposeNullSpace(A, null));
     job->stats->time_assemble = MPI_Wtime() - t0;
 
-    /* CG to the tolerance (relative, on the residual scaled by the diagonal). */
+    /* CG to the tolerance; with --solver auto, first the serial program's
+     * trial and choice (datum_rate_choose), without the direct path. */
     t0 = MPI_Wtime();
-    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-    PetscCall(KSPSetOperators(ksp, A, A));
-    PetscCall(KSPSetType(ksp, KSPCG));
-    /* The preconditioned residual: each row scaled by its diagonal, its
-     * pair's boards, so that a component of old, decayed boards converges
-     * as far as a recent one (the unpreconditioned one would stop when the
-     * heavy components are done). */
-    PetscCall(KSPSetNormType(ksp, KSP_NORM_PRECONDITIONED));
-    PetscCall(KSPGetPC(ksp, &pc));
-    int block = job->opt->solver == DATUM_RATE_ITERATIVE && job->opt->block_size > 1;
-    PetscCall(PCSetType(pc, block ? PCBJACOBI : PCJACOBI));
-    if (block) { /* incomplete Cholesky of each process's block, which may be singular */
-        PetscBool set;
-        PetscCall(PetscOptionsHasName(NULL, NULL, "-sub_pc_type", &set));
-        if (!set) PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_type", "icc"));
-        PetscCall(PetscOptionsHasName(NULL, NULL, "-sub_pc_factor_shift_type", &set));
-        if (!set) PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_factor_shift_type", "positive_definite"));
+    const datum_rate_options *opt = job->opt;
+    datum_rate_stats *st = job->stats;
+    int block = opt->solver == DATUM_RATE_ITERATIVE && opt->block_size > 1;
+    PetscInt its = 0;
+    KSPConvergedReason why;
+    /* The serial program solves components of at most dense_max pairs
+     * densely and chooses only for the others: with none, no choice here. */
+    int sparse = opt->dense_max <= 0 || st->largest_component > (uint32_t)opt->dense_max;
+    if (opt->solver == DATUM_RATE_AUTO && sparse) {
+        datum_rate_forecast *f = &st->forecast;
+        st->chose = 1;
+        if (opt->calibration) st->calibration = *opt->calibration;
+        else datum_rate_calibration_builtin(&st->calibration);
+        *f = (datum_rate_forecast){.pairs = (double)st->pairs, .matrix_nnz = info.nz_used,
+                                   .memory = opt->memory, .flops = opt->flops,
+                                   .block_size = opt->block_size,
+                                   .max_iterations = opt->max_iterations,
+                                   .tolerance = opt->tolerance};
+        datum_rate_choose(f, &st->calibration, &st->choice);
+        PetscInt budget = st->choice.trial_budget;
+        PetscReal *trace = datum_malloc(ctx, (size_t)budget + 1, sizeof *trace);
+        if (!trace) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory (the trial's residuals)");
+        PetscCall(cg_run(A, rc_vec, x, 0, opt, budget, trace, &its, &why));
+        st->time_trial = MPI_Wtime() - t0;
+        /* As the serial trial (solvers/sparse.c, auto_trial): the relative
+         * residual reached, and the rate over the second half unless CG
+         * stopped early without converging (no rate to extrapolate). */
+        PetscInt half = its / 2;
+        PetscReal rel = trace[0] > 0 ? trace[its] / trace[0] : 0;
+        f->trial_iterations = its > 0 ? (int)its : 1;
+        f->trial_residual = rel;
+        int stalled = why <= 0 && its < budget;
+        f->trial_rate = !stalled && its > half && trace[half] > 0
+                            ? pow(trace[its] / trace[half], 1.0 / (double)(its - half)) : 1;
+        datum_free(trace);
+        if (why <= 0) { /* the trial did not finish: the choice, then that path from 0 */
+            datum_rate_choose(f, &st->calibration, &st->choice);
+            block = st->choice.path == DATUM_RATE_PATH_BLOCK;
+            PetscCall(cg_run(A, rc_vec, x, block, opt, opt->max_iterations, NULL, &its, &why));
+        }
+    } else {
+        PetscCall(cg_run(A, rc_vec, x, block, opt, opt->max_iterations, NULL, &its, &why));
     }
-    PetscCall(KSPSetTolerances(ksp, job->opt->tolerance, 0.0, PETSC_DEFAULT,
-                               job->opt->max_iterations));
-    PetscCall(KSPSetFromOptions(ksp)); /* PETSC_OPTIONS: -pc_type gamg, -log_view, ... */
-    PetscCall(VecSet(x, 0.0));
-    PetscCall(KSPSolve(ksp, rc_vec, x));
-    PetscInt its;
-    PetscCall(KSPGetIterationNumber(ksp, &its));
-    job->stats->iterations = (int)its;
+    st->iterations = (int)its;
+    st->block_size = block ? opt->block_size : 1;
+    int size_world;
+    MPI_Comm_size(MPI_COMM_WORLD, &size_world);
+    st->blocks = block ? (uint32_t)size_world : 0;
     mpi_stat.iterations = (uint64_t)its;
 
     /* Residuals: ||A v - r||, ||r - r_c|| (the least), ||A v - r_c|| / ||r_c||. */
@@ -329,7 +390,6 @@ static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
     PetscCall(VecDestroy(&rc_vec));
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&x));
-    PetscCall(KSPDestroy(&ksp));
     PetscCall(MatNullSpaceDestroy(&null));
     PetscCall(MatDestroy(&A));
     return 0;
@@ -453,10 +513,6 @@ int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_optio
     st->null_complete = 0; /* the structure's, not searched beyond (docs/scale-out.md) */
     st->path = DATUM_RATE_ITERATIVE;
     st->ordering = DATUM_RATE_ORDER_NONE;
-    st->block_size = opt->solver == DATUM_RATE_ITERATIVE && opt->block_size > 1 ? opt->block_size : 1;
-    int size_world;
-    MPI_Comm_size(MPI_COMM_WORLD, &size_world);
-    st->blocks = st->block_size > 1 ? (uint32_t)size_world : 0;
     for (uint32_t j = 0; j < np; j++) st->pairs += n[j] > 0;
 
     mpi_phase_begin(MPI_PHASE_SOLVE);

@@ -139,11 +139,13 @@ void datum_rate_choose(const datum_rate_forecast *f, const datum_rate_calibratio
         snprintf(out->reason, sizeof out->reason,
                  "no path predicted to finish within the limits; %s as the fallback", kName[best]);
     } else {
+        char direct_text[48]; /* not analysed: datum-mpi, which has no direct path */
+        if (f->analysed) snprintf(direct_text, sizeof direct_text, "direct %.3g s%s, ",
+                                  out->seconds[0], fits ? "" : " (over the budgets)");
+        else direct_text[0] = '\0';
         snprintf(out->reason, sizeof out->reason,
-                 "least predicted time: direct %.3g s%s, Jacobi CG %.3g s (%.0f iterations), "
-                 "block CG %.3g s; %s",
-                 out->seconds[0], fits ? "" : " (over the budgets)", out->seconds[1], it,
-                 out->seconds[2], kName[best]);
+                 "least predicted time: %sJacobi CG %.3g s (%.0f iterations), block CG %.3g s; %s",
+                 direct_text, out->seconds[1], it, out->seconds[2], kName[best]);
     }
     out->path = (datum_rate_path)best;
 }

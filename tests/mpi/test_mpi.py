@@ -297,6 +297,34 @@ class Rate(Base):
     def test_congress_across(self):
         self.same_ratings(Imported.congress, "--across-sections")
 
+    def test_auto_choice_after_the_trial(self):
+        """--solver auto on datum-mpi: the serial program's Jacobi trial and choice. A calibration
+        whose analysis is nearly free gives the trial its minimum, 20 iterations, which a club
+        federation with little mixing needs more than; the rest of the calibration then makes block
+        CG (block Jacobi here) or Jacobi the cheaper, and the ratings stay the serial program's."""
+        archive = Generated.archive("low.h5")
+        if not os.path.exists(archive):
+            run([ARGS.datum, "generate", "--clubs", "6", "--years", "1", "--mixing", "low", "-o",
+                 archive])
+        rates = {"block": "analyse 1e12\nblock_flops 1e15\nsolve 1e15\n",
+                 "jacobi": "analyse 1e12\nblock_flops 1\n"}
+        for want, text in rates.items():
+            calibration = os.path.join(ARGS.work, f"calibration-{want}.txt")
+            with open(calibration, "w") as f:
+                f.write(text)
+            self.same_ratings(archive, "--calibration", calibration)
+            for n in PROCESSES:
+                with open(os.path.join(ARGS.work, f"rate-low.h5-2-{n}.json")) as f:
+                    report = json.load(f)
+                with self.subTest(want=want, processes=n):
+                    auto = report["auto"]
+                    self.assertEqual(auto["chosen"], want)
+                    self.assertFalse(auto["forecast"]["analysed"])  # no direct path on PETSc
+                    self.assertEqual(auto["forecast"]["trial_iterations"], 20)
+                    self.assertGreater(auto["forecast"]["trial_residual"], 1e-10)
+                    self.assertIsNone(auto["predicted_seconds"]["direct"])
+                    self.assertEqual(report["solver"]["blocks"], n if want == "block" else 0)
+
     def test_serial_only_options(self):
         p = mpirun(2, "rate", Generated.archive("small.h5"), "--every", "month", "--out",
                    os.path.join(ARGS.work, "never.csv"), ok=False)
