@@ -155,11 +155,11 @@ void rate_number_groups(uint32_t *fg, uint8_t *tainted, const uint8_t *ofixed, u
                         int32_t *ogroup, uint32_t *n_group, uint32_t *n_fixed);
 
 /* Builds the components, the groups, the pins (pins only in components of
- * more than dense_max pairs), t_layout and the certificate
- * (rate_structure_certify), from the unions in `kept` (brought up to date
- * with p's layouts) or from scratch (kept NULL). The appearance lists
- * (app_off, app_table) are left to rate_structure_index. DATUM_OK or
- * DATUM_E_NOMEM (s freed). */
+ * more than dense_max pairs) and the certificate (rate_structure_certify,
+ * which builds t_layout if its rules C and D run), from the unions in
+ * `kept` (brought up to date with p's layouts) or from scratch (kept NULL).
+ * The appearance lists (app_off, app_table) are left to
+ * rate_structure_index. DATUM_OK or DATUM_E_NOMEM (s freed). */
 int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
                          rate_unions *kept, rate_structure *s);
 /* Builds the appearance index (app_off, app_table, and t_layout if absent)

@@ -53,8 +53,8 @@ static uint32_t number_roots(uint32_t *parent, uint32_t n, const uint8_t *keep, 
     return count;
 }
 
-/* The layout of every table (the certificate, peeling and the assembly read
- * it); kept if built. */
+/* The layout of every table (the certificate's rules C and D, peeling, the
+ * blocks and the assembly read it); built when first needed, then kept. */
 static int build_table_layouts(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
 {
     if (s->t_layout) return DATUM_OK;
@@ -284,7 +284,6 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
             s->acomp_dense[c] = s->acomp_size[c] <= (uint32_t)(dense_max > 0 ? dense_max : 0);
         rc = build_pins(ctx, p, s);
     }
-    if (rc == DATUM_OK) rc = build_table_layouts(ctx, p, s);
     if (rc == DATUM_OK) rc = rate_structure_certify(ctx, p, s, kept ? &kept->facts : NULL);
     datum_free(rated);
     if (rc != DATUM_OK) rate_structure_free(s);
@@ -532,17 +531,19 @@ static void closure_free(closure *c)
 /* Rounds of the rules over all layouts, rules C and D (the costly ones:
  * random access over the tables) over the stage's layouts only, until
  * nothing is learnt or every opponent component is one class. */
-static void rounds(closure *c, uint32_t lo, uint32_t hi, rate_structure *s)
+static int rounds(datum_ctx *ctx, closure *c, uint32_t lo, uint32_t hi, rate_structure *s)
 {
     uint32_t nl = (uint32_t)c->p->n_layouts;
     for (c->changed = 1; c->changed;) {
         c->changed = 0;
         pass_zero(c, 0, nl);
-        if (pairs_open(c) == 0) return;
+        if (pairs_open(c) == 0) return DATUM_OK;
+        if (build_table_layouts(ctx, c->p, s) != DATUM_OK) return DATUM_E_NOMEM; /* C and D read it */
         pass_class(c, lo, hi);
         pass_cycles(c, lo, hi);
         s->certify_rounds++;
     }
+    return DATUM_OK;
 }
 
 int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s,
@@ -590,8 +591,7 @@ int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_str
     uint64_t span = (nl - first) / 64 > CERTIFY_FIRST_STAGE ? (nl - first) / 64 : CERTIFY_FIRST_STAGE;
     for (uint32_t lo = first;; span *= 4) {
         uint32_t hi = span < nl - lo ? lo + (uint32_t)span : nl;
-        if (rc != DATUM_OK) break;
-        rounds(&c, lo, hi, s);
+        if (rc != DATUM_OK || (rc = rounds(ctx, &c, lo, hi, s)) != DATUM_OK) break;
         if (pairs_open(&c) == 0 || (lo == 0 && hi == nl)) break;
         if (hi == nl) lo = 0, span = nl;
     }
