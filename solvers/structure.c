@@ -8,6 +8,7 @@
  */
 #include "rate_internal.h"
 
+#include <omp.h>
 #include <string.h>
 
 /* Union-find with path halving; the smaller index becomes the root, so the
@@ -58,30 +59,57 @@ static uint32_t number_roots(uint32_t *parent, uint32_t n, const uint8_t *keep, 
 static int build_table_layouts(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
 {
     if (s->t_layout) return DATUM_OK;
-    s->t_layout = datum_malloc(ctx, p->n_tables, sizeof *s->t_layout);
+    s->t_layout = datum_malloc(ctx, p->n_tables ? p->n_tables : 1, sizeof *s->t_layout);
     if (!s->t_layout) return DATUM_E_NOMEM;
-    for (size_t l = 0; l < p->n_layouts; l++)
+    int64_t nl = (int64_t)p->n_layouts;
+#pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(static)
+    for (int64_t l = 0; l < nl; l++)
         for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) s->t_layout[t] = (uint32_t)l;
     return DATUM_OK;
 }
 
+/* The appearance lists, a counting sort of the tables by pair: each thread
+ * counts, then places, the tables of its own range; a pair's list is in
+ * table order whatever the ranges, so the index is the same for any
+ * thread count. */
 static int build_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
 {
-    size_t nt = p->n_tables;
-    s->app_off = datum_calloc(ctx, (size_t)s->n + 1, sizeof *s->app_off);
-    s->app_table = datum_malloc(ctx, 2 * nt, sizeof *s->app_table);
-    if (!s->app_off || !s->app_table) return DATUM_E_NOMEM;
-    for (size_t t = 0; t < nt; t++) {
-        s->app_off[p->t_ns[t] + 1]++;
-        s->app_off[p->t_ew[t] + 1]++;
+    size_t nt = p->n_tables, n = s->n;
+    int threads = datum_ctx_threads(ctx);
+    s->app_off = datum_calloc(ctx, n + 1, sizeof *s->app_off);
+    s->app_table = datum_malloc(ctx, 2 * nt + 1, sizeof *s->app_table);
+    uint64_t *next = datum_calloc(ctx, (size_t)threads * (n + 1), sizeof *next); /* per range, pair */
+    if (!s->app_off || !s->app_table || !next) {
+        datum_free(next);
+        return DATUM_E_NOMEM;
     }
-    for (uint32_t j = 0; j < s->n; j++) s->app_off[j + 1] += s->app_off[j];
-    uint64_t *next = datum_malloc(ctx, s->n ? s->n : 1, sizeof *next);
-    if (!next) return DATUM_E_NOMEM;
-    memcpy(next, s->app_off, s->n * sizeof *next);
-    for (size_t t = 0; t < nt; t++) { /* in table order: each list is sorted */
-        s->app_table[next[p->t_ns[t]]++] = (uint32_t)t;
-        s->app_table[next[p->t_ew[t]]++] = (uint32_t)t;
+#pragma omp parallel num_threads(threads)
+    {
+        int r = omp_get_thread_num();
+        size_t t0 = nt * (size_t)r / (size_t)threads, t1 = nt * (size_t)(r + 1) / (size_t)threads;
+        uint64_t *mine = next + (size_t)r * (n + 1);
+        for (size_t t = t0; t < t1; t++) {
+            mine[p->t_ns[t]]++;
+            mine[p->t_ew[t]]++;
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            uint64_t at = 0;
+            for (size_t j = 0; j < n; j++) { /* where each range's tables of pair j start */
+                s->app_off[j] = at;
+                for (int q = 0; q < threads; q++) {
+                    uint64_t count = next[(size_t)q * (n + 1) + j];
+                    next[(size_t)q * (n + 1) + j] = at;
+                    at += count;
+                }
+            }
+            s->app_off[n] = at;
+        }
+        for (size_t t = t0; t < t1; t++) {
+            s->app_table[mine[p->t_ns[t]]++] = (uint32_t)t;
+            s->app_table[mine[p->t_ew[t]]++] = (uint32_t)t;
+        }
     }
     datum_free(next);
     return build_table_layouts(ctx, p, s);
