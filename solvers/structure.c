@@ -3,8 +3,11 @@
  * connected components of A, the opponent components, the fixed-direction
  * groups and the pins of the gauge (docs/methods.md, "Ratings").
  *
- * All of it is sequential union-find over the stored tables, O(tables), with
- * components numbered in pair order: the same archive gives the same numbers.
+ * The components are sequential union-find over the stored tables,
+ * O(tables), numbered in pair order: the same archive gives the same
+ * numbers. The appearance index is a counting sort, in parallel, whose
+ * result does not depend on the thread count. The certificate of the null
+ * space closes the structure's equations (below).
  */
 #include "rate_internal.h"
 
