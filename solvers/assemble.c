@@ -102,12 +102,31 @@ static void layout_groups_free(layout_groups *g)
  * table adds (w + k) at j and -(w + k) at the opponent; each group that j
  * is in adds -sigma_j K g once (j's tables are in table order, so its
  * layouts of one group are consecutive). */
+/* How far ahead column() asks for the tables, then their layouts: a pair's
+ * tables are far apart, so each read misses the cache, and the layout's
+ * read waits for the table's. */
+#define TABLES_AHEAD 16
+#define LAYOUTS_AHEAD 8
+
 static uint32_t column(const datum_rate_problem *p, const rate_structure *s,
                        const layout_groups *g, uint32_t j, accumulator *w)
 {
     int32_t stamp = (int32_t)j + 1;
     uint32_t count = 0, last_group = UINT32_MAX;
-    for (uint64_t e = s->app_off[j]; e < s->app_off[j + 1]; e++) {
+    uint64_t end = s->app_off[j + 1];
+    for (uint64_t e = s->app_off[j]; e < end; e++) {
+        if (e + TABLES_AHEAD < end) {
+            uint32_t ahead = s->app_table[e + TABLES_AHEAD];
+            __builtin_prefetch(&s->t_layout[ahead]);
+            __builtin_prefetch(&p->t_ns[ahead]);
+            __builtin_prefetch(&p->t_ew[ahead]);
+        }
+        if (e + LAYOUTS_AHEAD < end) {
+            uint32_t ahead = s->t_layout[s->app_table[e + LAYOUTS_AHEAD]];
+            __builtin_prefetch(&p->lay_off[ahead]);
+            __builtin_prefetch(&p->lay_w[ahead]);
+            __builtin_prefetch(&g->group[ahead]);
+        }
         uint32_t t = s->app_table[e], l = s->t_layout[t];
         uint64_t first = p->lay_off[l], last = p->lay_off[l + 1];
         double wt = p->lay_w[l], k = wt / (double)(last - first - 1);

@@ -106,14 +106,30 @@ typedef struct {
     uint32_t certify_rounds; /* rounds of the closure */
 } rate_structure;
 
-/* The union-finds of the components of A and of the opponent graph, and the
- * directions seen, kept from one build to the next while layouts are only
- * appended (the history): a build then unites only the new layouts. */
+/* What the certificate's closure has proved about the null vectors of the
+ * problem's first n_layouts layouts, without a group's seed (so it holds
+ * for any later problem that appends layouts): classes of pairs with equal
+ * ratings (union-find `pair`), layouts with offsets equal up to sign
+ * (signed union-find lay/lpar), classes with offset 0 (lzero), layouts whose
+ * sides are joined (ldone). Allocated by rate_structure_certify. */
+typedef struct {
+    uint32_t *pair, *lay;
+    uint8_t *lpar, *lzero, *ldone;
+    size_t n_layouts, layouts_cap;
+} rate_facts;
+
+void rate_facts_free(rate_facts *f);
+
+/* The union-finds of the components of A and of the opponent graph, the
+ * directions seen and the certificate's facts, kept from one build to the
+ * next while layouts are only appended (the history): a build then unites
+ * only the new layouts, and the certificate starts from what it proved. */
 typedef struct {
     uint32_t n;
     uint32_t *fa, *fo;      /* parents: A, opponents */
     uint8_t *seen;          /* per pair: bit 1 seen NS, bit 2 seen EW */
     size_t layouts_done;    /* layouts of the problem already united */
+    rate_facts facts;       /* the certificate's (empty until its first run) */
 } rate_unions;
 
 int rate_unions_init(datum_ctx *ctx, uint32_t n, rate_unions *u);
@@ -139,11 +155,11 @@ void rate_number_groups(uint32_t *fg, uint8_t *tainted, const uint8_t *ofixed, u
                         int32_t *ogroup, uint32_t *n_group, uint32_t *n_fixed);
 
 /* Builds the components, the groups, the pins (pins only in components of
- * more than dense_max pairs), t_layout and the certificate
- * (rate_structure_certify), from the unions in `kept` (brought up to date
- * with p's layouts) or from scratch (kept NULL). The appearance lists
- * (app_off, app_table) are left to rate_structure_index. DATUM_OK or
- * DATUM_E_NOMEM (s freed). */
+ * more than dense_max pairs) and the certificate (rate_structure_certify,
+ * which builds t_layout if its rules C and D run), from the unions in
+ * `kept` (brought up to date with p's layouts) or from scratch (kept NULL).
+ * The appearance lists (app_off, app_table) are left to
+ * rate_structure_index. DATUM_OK or DATUM_E_NOMEM (s freed). */
 int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
                          rate_unions *kept, rate_structure *s);
 /* Builds the appearance index (app_off, app_table, and t_layout if absent)
@@ -157,9 +173,14 @@ void rate_structure_free(rate_structure *s);
  * sets acomp_certified[c] for each sparse component c whose every null
  * vector is a combination of its indicators and group vector. A check on
  * the structure only (no numbers): O(pairs + layouts + tables) a round, the
- * rounds repeated while they learn something. Called by
- * rate_structure_build. DATUM_OK or DATUM_E_NOMEM. */
-int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s);
+ * rounds repeated while they learn something, the costly rules over a
+ * growing share of the layouts. `kept` (or NULL) holds the facts proved for
+ * an earlier problem that p extends by appending layouts: when p has no
+ * group, the closure starts from them and adds p's; otherwise it starts
+ * afresh and leaves them alone. Called by rate_structure_build. DATUM_OK or
+ * DATUM_E_NOMEM (kept then still true, perhaps not complete). */
+int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s,
+                           rate_facts *kept);
 
 /* ------------------------------------------------------------------------ */
 /* The matrix A, by blocks of columns (assemble.c)                          */

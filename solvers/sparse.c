@@ -588,10 +588,20 @@ static int search_peeled(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, c
     uint32_t n = sp->s->n, *parent = NULL, *pairs = NULL, n_pieces = 0;
     uint8_t *peeled = datum_malloc(ctx, n, 1), *uncertified = datum_malloc(ctx, n, 1);
     SuiteSparse_long *piece = datum_malloc(ctx, (size_t)nb->n + 1, sizeof *piece);
-    for (uint32_t j = 0; uncertified && j < n; j++) /* the structure decides the others */
+    uint32_t open = 0;
+    for (uint32_t j = 0; uncertified && j < n; j++) { /* the structure decides the others */
         uncertified[j] = sp->sparse[j] && !sp->s->acomp_certified[sp->s->acomp[j]];
-    int rc = peeled && uncertified && piece ? rate_peel(ctx, p, sp->s, uncertified, peeled)
-                                            : DATUM_E_NOMEM;
+        open += uncertified[j];
+    }
+    int rc = peeled && uncertified && piece ? DATUM_OK : DATUM_E_NOMEM;
+    if (rc == DATUM_OK && open == 0) { /* every component certified: nothing to search */
+        datum_free(uncertified);
+        datum_free(peeled);
+        datum_free(piece);
+        st->peeled_pieces = 0;
+        return DATUM_OK;
+    }
+    if (rc == DATUM_OK) rc = rate_peel(ctx, p, sp->s, uncertified, peeled);
     datum_free(uncertified);
     if (rc == DATUM_OK && !(parent = datum_malloc(ctx, n, sizeof *parent))) rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) { /* pieces: peeled pairs sharing a field (union-find) */
@@ -1045,9 +1055,13 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
         rate_null_remove(&sp->null, 0, sp->rc);
         goto done;
     }
-    if (path == DATUM_RATE_AUTO) { /* the trial's peeled search needs the index */
+    /* The peeled search (of the components the structure does not certify)
+     * and the blocks read the appearance index; Jacobi alone does not. */
+    int uncertified = 0;
+    for (uint32_t c = 0; c < s->n_acomp; c++) uncertified |= !s->acomp_dense[c] && !s->acomp_certified[c];
+    if (path == DATUM_RATE_AUTO) { /* the trial is Jacobi */
         int finished = 0;
-        rc = rate_structure_index(ctx, sp->p, sp->s);
+        rc = uncertified ? rate_structure_index(ctx, sp->p, sp->s) : DATUM_OK;
         if (rc == DATUM_OK) rc = auto_trial(ctx, sp, &nb, &op, st, &finished);
         if (rc == DATUM_OK && finished) {
             st->path = DATUM_RATE_ITERATIVE;
@@ -1103,7 +1117,7 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
         rc = direct(ctx, sp, M, L, &nb, &op, st, &cm);
         if (rc == DATUM_OK && sp->reuse && opt->solver == DATUM_RATE_AUTO)
             rc = reuse_keep(ctx, sp, &nb, &L);
-    } else if (reuse_trusted(sp->reuse) || /* else peeling and the blocks need the index */
+    } else if (reuse_trusted(sp->reuse) || (!uncertified && block_size <= 1) ||
                (rc = rate_structure_index(ctx, sp->p, sp->s)) == DATUM_OK) {
         rc = iterative(ctx, sp, &nb, &op, block_size, max_iterations, NULL, NULL, st);
     }

@@ -3,11 +3,15 @@
  * connected components of A, the opponent components, the fixed-direction
  * groups and the pins of the gauge (docs/methods.md, "Ratings").
  *
- * All of it is sequential union-find over the stored tables, O(tables), with
- * components numbered in pair order: the same archive gives the same numbers.
+ * The components are sequential union-find over the stored tables,
+ * O(tables), numbered in pair order: the same archive gives the same
+ * numbers. The appearance index is a counting sort, in parallel, whose
+ * result does not depend on the thread count. The certificate of the null
+ * space closes the structure's equations (below).
  */
 #include "rate_internal.h"
 
+#include <omp.h>
 #include <string.h>
 
 /* Union-find with path halving; the smaller index becomes the root, so the
@@ -53,35 +57,62 @@ static uint32_t number_roots(uint32_t *parent, uint32_t n, const uint8_t *keep, 
     return count;
 }
 
-/* The layout of every table (the certificate, peeling and the assembly read
- * it); kept if built. */
+/* The layout of every table (the certificate's rules C and D, peeling, the
+ * blocks and the assembly read it); built when first needed, then kept. */
 static int build_table_layouts(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
 {
     if (s->t_layout) return DATUM_OK;
-    s->t_layout = datum_malloc(ctx, p->n_tables, sizeof *s->t_layout);
+    s->t_layout = datum_malloc(ctx, p->n_tables ? p->n_tables : 1, sizeof *s->t_layout);
     if (!s->t_layout) return DATUM_E_NOMEM;
-    for (size_t l = 0; l < p->n_layouts; l++)
+    int64_t nl = (int64_t)p->n_layouts;
+#pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(static)
+    for (int64_t l = 0; l < nl; l++)
         for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) s->t_layout[t] = (uint32_t)l;
     return DATUM_OK;
 }
 
+/* The appearance lists, a counting sort of the tables by pair: each thread
+ * counts, then places, the tables of its own range; a pair's list is in
+ * table order whatever the ranges, so the index is the same for any
+ * thread count. */
 static int build_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
 {
-    size_t nt = p->n_tables;
-    s->app_off = datum_calloc(ctx, (size_t)s->n + 1, sizeof *s->app_off);
-    s->app_table = datum_malloc(ctx, 2 * nt, sizeof *s->app_table);
-    if (!s->app_off || !s->app_table) return DATUM_E_NOMEM;
-    for (size_t t = 0; t < nt; t++) {
-        s->app_off[p->t_ns[t] + 1]++;
-        s->app_off[p->t_ew[t] + 1]++;
+    size_t nt = p->n_tables, n = s->n;
+    int threads = datum_ctx_threads(ctx);
+    s->app_off = datum_calloc(ctx, n + 1, sizeof *s->app_off);
+    s->app_table = datum_malloc(ctx, 2 * nt + 1, sizeof *s->app_table);
+    uint64_t *next = datum_calloc(ctx, (size_t)threads * (n + 1), sizeof *next); /* per range, pair */
+    if (!s->app_off || !s->app_table || !next) {
+        datum_free(next);
+        return DATUM_E_NOMEM;
     }
-    for (uint32_t j = 0; j < s->n; j++) s->app_off[j + 1] += s->app_off[j];
-    uint64_t *next = datum_malloc(ctx, s->n ? s->n : 1, sizeof *next);
-    if (!next) return DATUM_E_NOMEM;
-    memcpy(next, s->app_off, s->n * sizeof *next);
-    for (size_t t = 0; t < nt; t++) { /* in table order: each list is sorted */
-        s->app_table[next[p->t_ns[t]]++] = (uint32_t)t;
-        s->app_table[next[p->t_ew[t]]++] = (uint32_t)t;
+#pragma omp parallel num_threads(threads)
+    {
+        int r = omp_get_thread_num();
+        size_t t0 = nt * (size_t)r / (size_t)threads, t1 = nt * (size_t)(r + 1) / (size_t)threads;
+        uint64_t *mine = next + (size_t)r * (n + 1);
+        for (size_t t = t0; t < t1; t++) {
+            mine[p->t_ns[t]]++;
+            mine[p->t_ew[t]]++;
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            uint64_t at = 0;
+            for (size_t j = 0; j < n; j++) { /* where each range's tables of pair j start */
+                s->app_off[j] = at;
+                for (int q = 0; q < threads; q++) {
+                    uint64_t count = next[(size_t)q * (n + 1) + j];
+                    next[(size_t)q * (n + 1) + j] = at;
+                    at += count;
+                }
+            }
+            s->app_off[n] = at;
+        }
+        for (size_t t = t0; t < t1; t++) {
+            s->app_table[mine[p->t_ns[t]]++] = (uint32_t)t;
+            s->app_table[mine[p->t_ew[t]]++] = (uint32_t)t;
+        }
     }
     datum_free(next);
     return build_table_layouts(ctx, p, s);
@@ -92,6 +123,7 @@ void rate_unions_free(rate_unions *u)
     datum_free(u->fa);
     datum_free(u->fo);
     datum_free(u->seen);
+    rate_facts_free(&u->facts);
     memset(u, 0, sizeof *u);
 }
 
@@ -283,8 +315,7 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
             s->acomp_dense[c] = s->acomp_size[c] <= (uint32_t)(dense_max > 0 ? dense_max : 0);
         rc = build_pins(ctx, p, s);
     }
-    if (rc == DATUM_OK) rc = build_table_layouts(ctx, p, s);
-    if (rc == DATUM_OK) rc = rate_structure_certify(ctx, p, s);
+    if (rc == DATUM_OK) rc = rate_structure_certify(ctx, p, s, kept ? &kept->facts : NULL);
     datum_free(rated);
     if (rc != DATUM_OK) rate_structure_free(s);
     return rc;
@@ -306,32 +337,37 @@ void rate_structure_free(rate_structure *s)
 /* What the closure knows about every null vector u of a sparse component
  * (u with c_l0(u) = 0 at one layout l0 of each group): pairs in one class of
  * `pair` have equal u; layouts in one class of `lay` have offsets equal up
- * to sign (c_l = (-1)^lpar c_root), and a class with lzero has offset 0. */
+ * to sign (c_l = (-1)^lpar c_root), and a class with lzero has offset 0.
+ * The facts (rate_facts) may be kept from one date of a history to the
+ * next; the rest is scratch for one call. */
 typedef struct {
     const datum_rate_problem *p;
     const rate_structure *s;
-    uint32_t *pair;     /* union-find over pairs */
-    uint32_t *lay;      /* signed union-find over layouts */
-    uint8_t *lpar, *lzero, *ldone, *lsparse;
+    rate_facts *f;
+    const uint8_t *lsparse; /* per layout: in a sparse component; NULL: every layout */
     uint32_t *stamp, *other, *stamp2, *other2; /* per pair root, per pass */
     uint32_t *lorder, *torder; /* layouts by class, tables by smaller end */
     uint64_t *start;    /* counting sort, max(n, layouts) + 2 */
     int changed;
 } closure;
 
+static int sparse_layout(const closure *c, uint32_t l) { return !c->lsparse || c->lsparse[l]; }
+
 static uint32_t lay_find(closure *c, uint32_t x, uint8_t *parity)
 {
+    uint32_t *lay = c->f->lay;
+    uint8_t *lpar = c->f->lpar;
     uint32_t root = x;
     uint8_t par = 0;
-    while (c->lay[root] != root) {
-        par ^= c->lpar[root];
-        root = c->lay[root];
+    while (lay[root] != root) {
+        par ^= lpar[root];
+        root = lay[root];
     }
-    for (uint8_t q = par; c->lay[x] != x;) { /* compress, keeping parities to the root */
-        uint32_t next = c->lay[x];
-        uint8_t px = c->lpar[x];
-        c->lay[x] = root;
-        c->lpar[x] = q;
+    for (uint8_t q = par; lay[x] != x;) { /* compress, keeping parities to the root */
+        uint32_t next = lay[x];
+        uint8_t px = lpar[x];
+        lay[x] = root;
+        lpar[x] = q;
         q ^= px;
         x = next;
     }
@@ -342,26 +378,27 @@ static uint32_t lay_find(closure *c, uint32_t x, uint8_t *parity)
 /* c_a = (-1)^rel c_b: a contradiction (c = -c) makes the class 0. */
 static void lay_unite(closure *c, uint32_t a, uint32_t b, uint8_t rel)
 {
+    rate_facts *f = c->f;
     uint8_t pa, pb;
     uint32_t ra = lay_find(c, a, &pa), rb = lay_find(c, b, &pb);
     if (ra == rb) {
-        if ((pa ^ pb) != rel && !c->lzero[ra]) c->lzero[ra] = 1, c->changed = 1;
+        if ((pa ^ pb) != rel && !f->lzero[ra]) f->lzero[ra] = 1, c->changed = 1;
         return;
     }
     uint32_t lo = ra < rb ? ra : rb, hi = ra < rb ? rb : ra;
-    c->lay[hi] = lo;
-    c->lpar[hi] = pa ^ pb ^ rel;
-    c->lzero[lo] |= c->lzero[hi];
+    f->lay[hi] = lo;
+    f->lpar[hi] = pa ^ pb ^ rel;
+    f->lzero[lo] |= f->lzero[hi];
     c->changed = 1;
 }
 
 static void pair_unite(closure *c, uint32_t a, uint32_t b)
 {
-    a = find(c->pair, a);
-    b = find(c->pair, b);
+    a = find(c->f->pair, a);
+    b = find(c->f->pair, b);
     if (a == b) return;
-    if (a < b) c->pair[b] = a;
-    else c->pair[a] = b;
+    if (a < b) c->f->pair[b] = a;
+    else c->f->pair[a] = b;
     c->changed = 1;
 }
 
@@ -375,40 +412,43 @@ static uint32_t oriented(closure *c, uint64_t t, uint32_t *a, uint32_t *b, uint8
     return root;
 }
 
-/* Rules A and B: a class with offset 0 joins the two sides of each of its
- * tables; a table whose sides are joined gives its class offset 0. */
-static void pass_zero(closure *c)
+/* Rules A and B over layouts lo .. hi-1: a class with offset 0 joins the two
+ * sides of each of its tables; a table whose sides are joined gives its
+ * class offset 0. */
+static void pass_zero(closure *c, uint32_t lo, uint32_t hi)
 {
     const datum_rate_problem *p = c->p;
-    for (uint32_t l = 0; l < p->n_layouts; l++) {
-        if (!c->lsparse[l] || c->ldone[l]) continue;
+    rate_facts *f = c->f;
+    for (uint32_t l = lo; l < hi; l++) {
+        if (!sparse_layout(c, l) || f->ldone[l]) continue;
         uint8_t par;
         uint32_t root = lay_find(c, l, &par);
-        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1] && !c->lzero[root]; t++)
-            if (find(c->pair, (uint32_t)p->t_ns[t]) == find(c->pair, (uint32_t)p->t_ew[t]))
-                c->lzero[root] = 1, c->changed = 1;
-        if (!c->lzero[root]) continue;
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1] && !f->lzero[root]; t++)
+            if (find(f->pair, (uint32_t)p->t_ns[t]) == find(f->pair, (uint32_t)p->t_ew[t]))
+                f->lzero[root] = 1, c->changed = 1;
+        if (!f->lzero[root]) continue;
         for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++)
             pair_unite(c, (uint32_t)p->t_ns[t], (uint32_t)p->t_ew[t]);
-        c->ldone[l] = 1;
+        f->ldone[l] = 1;
     }
 }
 
-/* Rule C: in one class, two tables whose first sides are joined have their
- * second sides joined, and the other way round. */
-static void pass_class(closure *c)
+/* Rule C over layouts lo .. hi-1: in one class, two tables whose first
+ * sides are joined have their second sides joined, and the other way round. */
+static void pass_class(closure *c, uint32_t lo, uint32_t hi)
 {
     const datum_rate_problem *p = c->p;
+    rate_facts *f = c->f;
     uint32_t nl = (uint32_t)p->n_layouts;
     memset(c->start, 0, ((size_t)nl + 2) * sizeof *c->start);
-    for (uint32_t l = 0; l < nl; l++) {
+    for (uint32_t l = lo; l < hi; l++) {
         uint8_t par;
-        if (c->lsparse[l] && !c->ldone[l]) c->start[lay_find(c, l, &par) + 2]++;
+        if (sparse_layout(c, l) && !f->ldone[l]) c->start[lay_find(c, l, &par) + 2]++;
     }
     for (uint32_t k = 0; k < nl; k++) c->start[k + 2] += c->start[k + 1];
-    for (uint32_t l = 0; l < nl; l++) {
+    for (uint32_t l = lo; l < hi; l++) {
         uint8_t par;
-        if (c->lsparse[l] && !c->ldone[l]) c->lorder[c->start[lay_find(c, l, &par) + 1]++] = l;
+        if (sparse_layout(c, l) && !f->ldone[l]) c->lorder[c->start[lay_find(c, l, &par) + 1]++] = l;
     }
     memset(c->stamp, 0xff, c->s->n * sizeof *c->stamp);
     memset(c->stamp2, 0xff, c->s->n * sizeof *c->stamp2);
@@ -418,7 +458,7 @@ static void pass_class(closure *c)
             uint32_t a, b;
             uint8_t par;
             uint32_t root = oriented(c, t, &a, &b, &par);
-            uint32_t ra = find(c->pair, a), rb = find(c->pair, b);
+            uint32_t ra = find(f->pair, a), rb = find(f->pair, b);
             if (c->stamp[ra] == root) pair_unite(c, b, c->other[ra]);
             else c->stamp[ra] = root, c->other[ra] = b;
             if (c->stamp2[rb] == root) pair_unite(c, a, c->other2[rb]);
@@ -427,33 +467,36 @@ static void pass_class(closure *c)
     }
 }
 
-/* Rule D: two tables whose sides are joined (a ~ a', b ~ b') tie their
- * classes' offsets (c = c'); crossed (a ~ b', b ~ a'), c = -c'. */
-static void pass_cycles(closure *c)
+/* Rule D over the tables of layouts lo .. hi-1: two tables whose sides are
+ * joined (a ~ a', b ~ b') tie their classes' offsets (c = c'); crossed
+ * (a ~ b', b ~ a'), c = -c'. */
+static void pass_cycles(closure *c, uint32_t lo, uint32_t hi)
 {
     const datum_rate_problem *p = c->p;
+    uint32_t *pair = c->f->pair;
     uint32_t n = c->s->n;
     memset(c->start, 0, ((size_t)n + 2) * sizeof *c->start);
-    for (uint32_t l = 0; l < p->n_layouts; l++) {
-        if (!c->lsparse[l] || c->ldone[l]) continue;
+    for (uint32_t l = lo; l < hi; l++) {
+        if (!sparse_layout(c, l) || c->f->ldone[l]) continue;
         for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
-            uint32_t ra = find(c->pair, (uint32_t)p->t_ns[t]), rb = find(c->pair, (uint32_t)p->t_ew[t]);
+            uint32_t ra = find(pair, (uint32_t)p->t_ns[t]), rb = find(pair, (uint32_t)p->t_ew[t]);
             c->start[(ra < rb ? ra : rb) + 2]++;
         }
     }
     for (uint32_t k = 0; k < n; k++) c->start[k + 2] += c->start[k + 1];
-    for (uint32_t l = 0; l < p->n_layouts; l++) {
-        if (!c->lsparse[l] || c->ldone[l]) continue;
+    for (uint32_t l = lo; l < hi; l++) {
+        if (!sparse_layout(c, l) || c->f->ldone[l]) continue;
         for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
-            uint32_t ra = find(c->pair, (uint32_t)p->t_ns[t]), rb = find(c->pair, (uint32_t)p->t_ew[t]);
-            c->torder[c->start[(ra < rb ? ra : rb) + 1]++] = (uint32_t)t;
+            uint32_t ra = find(pair, (uint32_t)p->t_ns[t]), rb = find(pair, (uint32_t)p->t_ew[t]);
+            c->torder[c->start[(ra < rb ? ra : rb) + 1]++] = (uint32_t)(t - p->lay_off[lo]);
         }
     }
     memset(c->stamp, 0xff, n * sizeof *c->stamp);
     for (uint32_t x = 0; x < n; x++) {
         for (uint64_t e = c->start[x]; e < c->start[x + 1]; e++) {
-            uint32_t t = c->torder[e], l = c->s->t_layout[t];
-            uint32_t ra = find(c->pair, (uint32_t)p->t_ns[t]), rb = find(c->pair, (uint32_t)p->t_ew[t]);
+            uint64_t t = p->lay_off[lo] + c->torder[e];
+            uint32_t l = c->s->t_layout[t];
+            uint32_t ra = find(pair, (uint32_t)p->t_ns[t]), rb = find(pair, (uint32_t)p->t_ew[t]);
             uint32_t y = ra == x ? rb : ra, flip = ra == x ? 0 : 1; /* NS side is x, or not */
             if (c->stamp[y] == x) {
                 uint32_t l0 = c->other[y] >> 1, flip0 = c->other[y] & 1;
@@ -475,31 +518,79 @@ static uint64_t pairs_open(closure *c)
     for (uint32_t j = 0; j < s->n; j++) {
         int32_t k = s->ocomp[j];
         if (k >= 0 && !s->acomp_dense[s->acomp[j]] &&
-            find(c->pair, j) != find(c->pair, (uint32_t)s->opin[k]))
+            find(c->f->pair, j) != find(c->f->pair, (uint32_t)s->opin[k]))
             open++;
     }
     return open;
 }
 
-static void closure_free(closure *c)
+void rate_facts_free(rate_facts *f)
 {
-    datum_free(c->pair); datum_free(c->lay); datum_free(c->lpar); datum_free(c->lzero);
-    datum_free(c->ldone); datum_free(c->lsparse); datum_free(c->stamp); datum_free(c->other);
-    datum_free(c->stamp2); datum_free(c->other2); datum_free(c->lorder); datum_free(c->torder);
-    datum_free(c->start);
+    datum_free(f->pair); datum_free(f->lay); datum_free(f->lpar); datum_free(f->lzero);
+    datum_free(f->ldone);
+    memset(f, 0, sizeof *f);
 }
 
-int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s)
+/* f covers n pairs and nl layouts: the layouts added since are classes of
+ * their own, not known to be 0. DATUM_OK or DATUM_E_NOMEM (f unchanged
+ * but for its capacity). */
+static int facts_grow(datum_ctx *ctx, rate_facts *f, uint32_t n, size_t nl)
+{
+    if (!f->pair && !(f->pair = identity(ctx, n ? n : 1))) return DATUM_E_NOMEM;
+    void *arrays[] = {&f->lay, &f->lpar, &f->lzero, &f->ldone};
+    const size_t sizes[] = {sizeof *f->lay, 1, 1, 1};
+    if (datum_reserve_all(ctx, &f->layouts_cap, nl + 1, 4, arrays, sizes) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    for (size_t l = f->n_layouts; l < nl; l++) {
+        f->lay[l] = (uint32_t)l;
+        f->lpar[l] = f->lzero[l] = f->ldone[l] = 0;
+    }
+    f->n_layouts = nl;
+    return DATUM_OK;
+}
+
+static void closure_free(closure *c)
+{
+    datum_free(c->stamp); datum_free(c->other); datum_free(c->stamp2); datum_free(c->other2);
+    datum_free(c->lorder); datum_free(c->torder); datum_free(c->start);
+}
+
+/* The layouts the first stage of rules C and D reads, out of `count` new
+ * ones: a sixty-fourth, at least this many. */
+#define CERTIFY_FIRST_STAGE 1024
+
+/* Rounds of the rules over all layouts, rules C and D (the costly ones:
+ * random access over the tables) over the stage's layouts only, until
+ * nothing is learnt or every opponent component is one class. */
+static int rounds(datum_ctx *ctx, closure *c, uint32_t lo, uint32_t hi, rate_structure *s)
+{
+    uint32_t nl = (uint32_t)c->p->n_layouts;
+    for (c->changed = 1; c->changed;) {
+        c->changed = 0;
+        pass_zero(c, 0, nl);
+        if (pairs_open(c) == 0) return DATUM_OK;
+        if (build_table_layouts(ctx, c->p, s) != DATUM_OK) return DATUM_E_NOMEM; /* C and D read it */
+        pass_class(c, lo, hi);
+        pass_cycles(c, lo, hi);
+        s->certify_rounds++;
+    }
+    return DATUM_OK;
+}
+
+int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s,
+                           rate_facts *kept)
 {
     uint32_t n = s->n, nl = (uint32_t)p->n_layouts;
     size_t wide = (size_t)(n > nl ? n : nl) + 2;
-    closure c = {.p = p, .s = s};
-    c.pair = identity(ctx, n ? n : 1);
-    c.lay = identity(ctx, nl ? nl : 1);
-    c.lpar = datum_calloc(ctx, (size_t)nl + 1, 1);
-    c.lzero = datum_calloc(ctx, (size_t)nl + 1, 1);
-    c.ldone = datum_calloc(ctx, (size_t)nl + 1, 1);
-    c.lsparse = datum_calloc(ctx, (size_t)nl + 1, 1);
+    /* Kept facts hold for every later date (layouts are only appended,
+     * pairs never leave); a group's seed holds for its date only. */
+    int keep = kept && s->n_group == 0;
+    rate_facts fresh = {0};
+    rate_facts *f = keep ? kept : &fresh;
+    uint32_t first = keep ? (uint32_t)kept->n_layouts : 0; /* layouts new to the facts */
+    closure c = {.p = p, .s = s, .f = f};
+    uint8_t *lsparse = keep ? NULL : datum_calloc(ctx, (size_t)nl + 1, 1);
+    c.lsparse = lsparse;
     c.stamp = datum_malloc(ctx, (size_t)n + 1, sizeof *c.stamp);
     c.other = datum_malloc(ctx, (size_t)n + 1, sizeof *c.other);
     c.stamp2 = datum_malloc(ctx, (size_t)n + 1, sizeof *c.stamp2);
@@ -508,35 +599,42 @@ int rate_structure_certify(datum_ctx *ctx, const datum_rate_problem *p, rate_str
     c.torder = datum_malloc(ctx, p->n_tables + 1, sizeof *c.torder);
     c.start = datum_malloc(ctx, wide, sizeof *c.start);
     s->acomp_certified = datum_calloc(ctx, s->n_acomp + 1, 1);
-    int rc = c.pair && c.lay && c.lpar && c.lzero && c.ldone && c.lsparse && c.stamp && c.other &&
-                     c.stamp2 && c.other2 && c.lorder && c.torder && c.start && s->acomp_certified
-                 ? DATUM_OK : DATUM_E_NOMEM;
-    if (rc == DATUM_OK) {
+    int rc = (keep || lsparse) && c.stamp && c.other && c.stamp2 && c.other2 && c.lorder &&
+                     c.torder && c.start && s->acomp_certified
+                 ? facts_grow(ctx, f, n, nl) : DATUM_E_NOMEM;
+    if (rc == DATUM_OK && !keep) {
         uint8_t *seeded = datum_calloc(ctx, s->n_group + 1, 1);
         if (!seeded) rc = DATUM_E_NOMEM;
         for (uint32_t l = 0; rc == DATUM_OK && l < nl; l++) {
             int32_t j = p->t_ns[p->lay_off[l]], g = s->ogroup[s->ocomp[j]];
-            c.lsparse[l] = !s->acomp_dense[s->acomp[j]];
-            if (c.lsparse[l] && g >= 0 && !seeded[g]) /* a group's own direction: c = 0 at l */
-                seeded[g] = 1, c.lzero[l] = 1;
+            lsparse[l] = !s->acomp_dense[s->acomp[j]];
+            if (lsparse[l] && g >= 0 && !seeded[g]) /* a group's own direction: c = 0 at l */
+                seeded[g] = 1, f->lzero[l] = 1;
         }
         datum_free(seeded);
     }
-    for (c.changed = 1; rc == DATUM_OK && c.changed;) {
-        c.changed = 0;
-        pass_zero(&c);
-        if (pairs_open(&c) == 0) break;
-        pass_class(&c);
-        pass_cycles(&c);
-        s->certify_rounds++;
+    /* Stages: rules C and D over a sixty-fourth of the new layouts first,
+     * then four times more, up to all the new ones, then all. Rules A and B
+     * spread what a stage learns over every layout cheaply, and most
+     * archives need no more than the first stage. Facts learnt from some
+     * tables hold for all, and the last stage reaches the closure of every
+     * table, so the stages change the cost, never the certificate. */
+    uint64_t span = (nl - first) / 64 > CERTIFY_FIRST_STAGE ? (nl - first) / 64 : CERTIFY_FIRST_STAGE;
+    for (uint32_t lo = first;; span *= 4) {
+        uint32_t hi = span < nl - lo ? lo + (uint32_t)span : nl;
+        if (rc != DATUM_OK || (rc = rounds(ctx, &c, lo, hi, s)) != DATUM_OK) break;
+        if (pairs_open(&c) == 0 || (lo == 0 && hi == nl)) break;
+        if (hi == nl) lo = 0, span = nl;
     }
     for (uint32_t a = 0; rc == DATUM_OK && a < s->n_acomp; a++) s->acomp_certified[a] = !s->acomp_dense[a];
     for (uint32_t j = 0; rc == DATUM_OK && j < n; j++) {
         int32_t k = s->ocomp[j];
         if (k >= 0 && !s->acomp_dense[s->acomp[j]] &&
-            find(c.pair, j) != find(c.pair, (uint32_t)s->opin[k]))
+            find(f->pair, j) != find(f->pair, (uint32_t)s->opin[k]))
             s->acomp_certified[s->acomp[j]] = 0;
     }
     closure_free(&c);
+    datum_free(lsparse);
+    rate_facts_free(&fresh);
     return rc;
 }

@@ -276,6 +276,31 @@ static void test_both_directions_certified(void **state)
     tarch_free(&a);
 }
 
+/* More layouts than the certificate's first stage reads (solvers/structure.c:
+ * rules C and D over the first 1,024 layouts, then four times more): 1,500
+ * rounds of one Mitchell (NS 0-4 stay, EW 5-9 move) say nothing about the
+ * split of the directions, which is a null vector of them alone; five rounds
+ * at the end, where every table but the first turns round, rule it out (the
+ * first table's meeting gives c = c' with its Mitchell round, the others
+ * c = -c': c = 0). Only the constant, 1, and the certificate must see it
+ * although its first stage cannot. */
+static void test_certified_after_first_stage(void **state)
+{
+    enum { MITCHELL = 1500, TURNED = 5, T = 5 };
+    tarch a;
+    tarch_init(&a, 10);
+    static int32_t ns[(MITCHELL + TURNED) * T], ew[(MITCHELL + TURNED) * T];
+    for (int k = 0; k < MITCHELL + TURNED; k++)
+        for (int t = 0; t < T; t++) {
+            int32_t x = t, y = 5 + (t + k) % 5, turned = k >= MITCHELL && t > 0;
+            ns[k * T + t] = turned ? y : x;
+            ew[k * T + t] = turned ? x : y;
+        }
+    add_layouts(&a, MITCHELL + TURNED, T, ns, ew);
+    check_all_paths(&a, 1, 0, 1);
+    tarch_free(&a);
+}
+
 /* The same without L4: u = 1 on {0, 1}, 0 on {2, 3} has differences 0 in L1
  * and L2 and 1 at both tables of L3: a null vector beyond the constant, which
  * the structure must not certify away. Null dimension 2 (1 found by the
@@ -485,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_hanging_match),
         cmocka_unit_test(test_group_certified),
         cmocka_unit_test(test_both_directions_certified),
+        cmocka_unit_test(test_certified_after_first_stage),
         cmocka_unit_test(test_both_directions_extra),
         cmocka_unit_test(test_components_each_their_way),
         cmocka_unit_test(test_skipped_rows),
