@@ -344,10 +344,13 @@ static int create_h5(datum_pass *p, method *x)
     case KIND_MATCHPOINTS:
         col->datum = datum_output_add_column(h5, "fields", "top", info->n_fields,
                                              "top of the field (its matchpoints' maximum)");
-        col->a = datum_output_add_column(h5, "results", "ns_mp", info->n_results,
-                                         "North-South matchpoints");
-        col->b = datum_output_add_column(h5, "results", "ew_mp", info->n_results,
-                                         "East-West matchpoints (top - ns_mp on a real result)");
+        /* A few hundred values repeat (halves, and the fractions of a few
+         * field sizes): deflated as repeats, not searched. */
+        col->a = datum_output_add_stored_column(h5, "results", "ns_mp", info->n_results,
+                                                "North-South matchpoints", DATUM_STORE_F64_REPEATS);
+        col->b = datum_output_add_stored_column(
+            h5, "results", "ew_mp", info->n_results,
+            "East-West matchpoints (top - ns_mp on a real result)", DATUM_STORE_F64_REPEATS);
         break;
     case KIND_TEAMS:
         col->a = datum_output_add_column(h5, "results", "match_aggregate", info->n_results,

@@ -81,7 +81,11 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
 {
     size_t bytes = (size_t)c->chunk * c->elem;
     size_t bound = libdeflate_zlib_compress_bound(NULL, bytes);
-    unsigned char *work = datum_malloc(ctx, n_chunks, bound + bytes);
+    /* Per chunk: room for its shuffled bytes or the encoder's tables, then
+     * for its compressed bytes; 8-byte aligned. */
+    size_t tmp_bytes = c->repeats ? io_f64_zlib_scratch(c->chunk) : bytes;
+    size_t stride = (tmp_bytes + bound + 7) / 8 * 8;
+    unsigned char *work = datum_malloc(ctx, n_chunks, stride);
     size_t *size = datum_malloc(ctx, n_chunks, sizeof *size);
     int failed = 0, nomem = !work || !size;
     if (!nomem) {
@@ -93,7 +97,7 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
 #pragma omp for schedule(static)
             for (size_t k = 0; k < n_chunks; k++) {
                 const unsigned char *raw = (const unsigned char *)data + k * bytes;
-                unsigned char *tmp = work + k * (bound + bytes), *packed = tmp + bytes;
+                unsigned char *tmp = work + k * stride, *packed = tmp + tmp_bytes;
                 if (!c->deflate_level) {
                     memcpy(packed, raw, bytes);
                     size[k] = bytes;
@@ -103,6 +107,7 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
                 const unsigned char *src = c->shuffle ? tmp : raw;
                 if (!z) continue; /* nomem */
                 size[k] = c->entropy_only ? io_huffman_zlib_compress(z, src, bytes, packed, bound)
+                          : c->repeats    ? io_f64_zlib_compress(z, src, c->chunk, tmp, packed, bound)
                                           : libdeflate_zlib_compress(z, src, bytes, packed, bound);
                 failed |= size[k] == 0;
             }
@@ -113,7 +118,7 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
     for (size_t k = 0; k < n_chunks && !failed && !nomem; k++) {
         hsize_t offset = (first_chunk + k) * c->chunk;
         failed = H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size[k],
-                                work + k * (bound + bytes) + bytes) < 0;
+                                work + k * stride + tmp_bytes) < 0;
     }
     datum_free(work);
     datum_free(size);

@@ -422,6 +422,8 @@ typedef struct {
     int deflate_level; /* 0: no compression */
     int entropy_only;  /* deflate by Huffman coding alone (huffman.h): for
                           high-entropy bytes, where LZ77 finds nothing */
+    int repeats;       /* float64 values deflated as repeats of earlier ones
+                          (io_f64_zlib_compress): matchpoints */
 } io_chunked;
 
 /* Fills *c for ds; < 0 if ds is not chunked or has a pipeline we do not

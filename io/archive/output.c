@@ -229,8 +229,9 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     return rc;
 }
 
+/* repeats: a float64 column deflated by io_f64_zlib_compress. */
 static int add_column(datum_output *o, const char *group, const char *name, uint64_t length,
-                      const char *description, hid_t type, hid_t memtype)
+                      const char *description, hid_t type, hid_t memtype, int repeats)
 {
     io_h5_silence(); /* this thread too: a caller may use several */
     datum_ctx *ctx = o->ctx;
@@ -280,6 +281,7 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
         }
         c->direct = 1;
         c->codec.entropy_only = c->narrow && c->codec.elem == 1; /* IMPs: ~4 bits of entropy a byte */
+        c->codec.repeats = repeats && !c->codec.shuffle && c->codec.elem == 8;
     }
     return (int)o->n_cols++;
 }
@@ -287,7 +289,7 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
 int datum_output_add_column(datum_output *o, const char *group, const char *name, uint64_t length,
                             const char *description)
 {
-    return add_column(o, group, name, length, description, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+    return add_column(o, group, name, length, description, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0);
 }
 
 int datum_output_add_stored_column(datum_output *o, const char *group, const char *name,
@@ -295,13 +297,14 @@ int datum_output_add_stored_column(datum_output *o, const char *group, const cha
 {
     hid_t file_type = type == DATUM_STORE_I8 ? H5T_STD_I8LE : type == DATUM_STORE_F32 ? H5T_IEEE_F32LE
                                                                                     : H5T_IEEE_F64LE;
-    return add_column(o, group, name, length, description, file_type, H5T_NATIVE_DOUBLE);
+    return add_column(o, group, name, length, description, file_type, H5T_NATIVE_DOUBLE,
+                      type == DATUM_STORE_F64_REPEATS);
 }
 
 int datum_output_add_int_column(datum_output *o, const char *group, const char *name,
                                 uint64_t length, const char *description)
 {
-    return add_column(o, group, name, length, description, H5T_STD_I64LE, H5T_NATIVE_INT64);
+    return add_column(o, group, name, length, description, H5T_STD_I64LE, H5T_NATIVE_INT64, 0);
 }
 
 /* Writes the held elements: whole chunks directly; a partial last chunk
