@@ -621,14 +621,9 @@ static void add_totals(method *x, uint64_t n_fields, const uint64_t *offset, uin
         datum_pairs_accumulate(n_rows, ns_pair, ew_pair, b, NULL, x->imps, x->boards);
         datum_pairs_accumulate_raw(n_rows, ns_pair, ew_pair, a, x->raw);
         break;
-    case KIND_MATCHPOINTS:
-        datum_pairs_accumulate(n_rows, ns_pair, ew_pair, a, b, x->imps, x->boards);
-        for (uint64_t f = 0; f < n_fields; f++) /* the tops, for the percentages */
-            for (uint64_t r = offset[f]; r < offset[f + 1]; r++) {
-                x->raw[ns_pair[r]] += datum[f];
-                x->raw[ew_pair[r]] += datum[f];
-                x->ns_boards[ns_pair[r]]++;
-            }
+    case KIND_MATCHPOINTS: /* with the tops, for the percentages */
+        datum_pairs_accumulate_mp(n_fields, offset, ns_pair, ew_pair, a, b, datum, x->imps, x->raw,
+                                  x->boards, x->ns_boards);
         break;
     case KIND_TEAMS:
         break;

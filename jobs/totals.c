@@ -1,5 +1,5 @@
-/* totals.c - per-pair raw totals of cross-IMPs and the stored type of the
- * output columns of a Butler run. */
+/* totals.c - per-pair raw totals of cross-IMPs, the totals of matchpoints,
+ * and the stored type of the output columns of a Butler run. */
 #include "datum_jobs.h"
 
 #include <math.h>
@@ -11,6 +11,28 @@ void datum_pairs_accumulate_raw(size_t n_rows, const int32_t *ns_pair, const int
         if (isnan(ns_raw[r])) continue; /* no score */
         raw[ns_pair[r]] += ns_raw[r];
         raw[ew_pair[r]] -= ns_raw[r];
+    }
+}
+
+void datum_pairs_accumulate_mp(uint64_t n_fields, const uint64_t *offset, const int32_t *ns_pair,
+                               const int32_t *ew_pair, const double *ns_mp, const double *ew_mp,
+                               const double *field_top, double *mp, double *top,
+                               int64_t *boards, int64_t *ns_boards)
+{
+    /* One pass: each pair's figures are touched once a row, not once per
+     * figure, and every array still takes its additions in row order. */
+    for (uint64_t f = 0; f < n_fields; f++) {
+        double t = field_top[f];
+        for (uint64_t r = offset[f]; r < offset[f + 1]; r++) {
+            int32_t ns = ns_pair[r], ew = ew_pair[r];
+            mp[ns] += ns_mp[r];
+            top[ns] += t;
+            boards[ns]++;
+            ns_boards[ns]++;
+            mp[ew] += ew_mp[r];
+            top[ew] += t;
+            boards[ew]++;
+        }
     }
 }
 

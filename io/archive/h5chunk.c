@@ -76,8 +76,8 @@ static int codec_nomem(datum_ctx *ctx, const char *what)
     return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (a deflate %s)", what);
 }
 
-int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
-                     const void *data, int threads)
+int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
+                     uint64_t first_chunk, size_t n_chunks, const void *data, int threads)
 {
     size_t bytes = (size_t)c->chunk * c->elem;
     size_t bound = libdeflate_zlib_compress_bound(NULL, bytes);
@@ -85,9 +85,10 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
      * for its compressed bytes; 8-byte aligned. */
     size_t tmp_bytes = c->repeats ? io_f64_zlib_scratch(c->chunk) : bytes;
     size_t stride = (tmp_bytes + bound + 7) / 8 * 8;
-    unsigned char *work = datum_malloc(ctx, n_chunks, stride);
-    size_t *size = datum_malloc(ctx, n_chunks, sizeof *size);
-    int failed = 0, nomem = !work || !size;
+    size_t *size = datum_malloc(ctx, n_chunks, sizeof *size); /* n_chunks: a batch, a few */
+    int failed = 0, nomem = !size || datum_reserve(ctx, &scratch->p, &scratch->cap,
+                                                   n_chunks * stride, 1) != DATUM_OK;
+    unsigned char *work = scratch->p;
     if (!nomem) {
 #pragma omp parallel num_threads(threads) reduction(| : failed, nomem)
         {
@@ -120,7 +121,6 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
         failed = H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size[k],
                                 work + k * stride + tmp_bytes) < 0;
     }
-    datum_free(work);
     datum_free(size);
     return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_IO : DATUM_OK;
 }

@@ -56,6 +56,7 @@ struct datum_output {
      * strings); borrowed, the archive outlives the output. */
     const datum_archive *names_of;
     datum_write_options opt;
+    io_scratch scratch; /* the columns' compression, one after the other */
     out_column *col;
     size_t n_cols, cols_cap;
 };
@@ -75,6 +76,7 @@ static void output_free(datum_output *o)
         datum_free(o->col[i].buf);
     }
     datum_free(o->col);
+    datum_free(o->scratch.p);
     datum_free(o->path);
     datum_free(o);
 }
@@ -321,7 +323,8 @@ static int flush_held(datum_output *o, out_column *c, int at_end)
         rest = 0;
     }
     if (whole) {
-        int rc = io_chunked_write(o->ctx, &c->codec, c->done / chunk, (size_t)whole, c->buf, threads);
+        int rc = io_chunked_write(o->ctx, &c->codec, &o->scratch, c->done / chunk, (size_t)whole,
+                                  c->buf, threads);
         if (rc == DATUM_E_NOMEM) return rc;
         failed = rc != DATUM_OK;
     }
@@ -361,8 +364,14 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
                 memcpy(&d, in + 8 * i, 8);
                 to[i] = (unsigned char)(int8_t)d;
             }
-        } else {
-            memcpy(to, in, (size_t)take * c->codec.elem);
+        } else { /* in blocks over the threads: a serial copy would hold the other back */
+            size_t elem = c->codec.elem, block = 65536;
+            int64_t blocks = (int64_t)((take + block - 1) / block);
+#pragma omp parallel for num_threads(threads)
+            for (int64_t b = 0; b < blocks; b++) {
+                size_t from = (size_t)b * block, n = take - from < block ? take - from : block;
+                memcpy(to + from * elem, in + from * elem, n * elem);
+            }
         }
         c->held += take;
         in += take * (c->narrow ? 8 : c->codec.elem);
