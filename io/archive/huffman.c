@@ -524,13 +524,32 @@ size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in_, s
                             (uint64_t)(tr.code[N_LITLEN_ALL + s] | extra << ds) << ls;
             t->code[d] = code | (uint64_t)(ls + ds + n_extra) << 56;
         }
-        for (size_t i = 0; i < n; i++) {
-            if (dist[i]) {
-                uint64_t c = t->code[dist[i]];
-                bw_put(&w, c & ((UINT64_C(1) << 56) - 1), (unsigned)(c >> 56));
-            } else {
+        /* The bit buffer in locals while there is room for a whole word:
+         * through w, every store to the output could alias it. */
+        uint64_t acc = w.bits;
+        unsigned cnt = w.n;
+        unsigned char *p = w.p;
+        size_t i = 0;
+        for (; i < n && w.end - p >= 8; i++) {
+            if (!dist[i]) {
+                w = (bit_writer){acc, cnt, p, w.end};
                 put_value_bytes(&w, tab, in + ELEM * i);
+                acc = w.bits, cnt = w.n, p = w.p;
+                continue;
             }
+            uint64_t c = t->code[dist[i]];
+            acc |= (c & ((UINT64_C(1) << 56) - 1)) << cnt; /* 43 bits at most, to 7 */
+            cnt += (unsigned)(c >> 56);
+            store_le64(p, acc);
+            p += cnt >> 3;
+            acc >>= cnt & ~7u;
+            cnt &= 7;
+        }
+        w = (bit_writer){acc, cnt, p, w.end};
+        for (; i < n; i++) {
+            uint64_t c = t->code[dist[i]];
+            if (dist[i]) bw_put(&w, c & ((UINT64_C(1) << 56) - 1), (unsigned)(c >> 56));
+            else put_value_bytes(&w, tab, in + ELEM * i);
         }
         bw_put(&w, tr.code[EOB], tr.lens[EOB]);
         bw_put(&w, 0, 7); /* the last byte's padding */
