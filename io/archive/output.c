@@ -22,7 +22,9 @@
 #define OUTPUT_FORMAT_VERSION 1
 
 /* What output.c copies from an archive of one file (of several, it writes
- * them: write_merged_names). */
+ * them: write_merged_names). The dictionaries it writes from memory
+ * (write_dicts), twice as fast as copying their strings, except when shared
+ * (parallel HDF5 1.10 writes no variable-length strings: it copies them). */
 static const char *const kCopied[] = {"dict", "fields/event", "fields/section", "fields/board"};
 /* Root attributes set by datum_output_create itself. */
 static const char *const kReserved[] = {"format", "format_version", "engine_version", "command",
@@ -106,6 +108,21 @@ static int check_attr_keys(datum_ctx *ctx, const char *const *keys, size_t n)
     return DATUM_OK;
 }
 
+/* The archive's dictionaries, as the import writes them (merged, of an
+ * archive of several parts). */
+static int write_dicts(datum_output *o, const datum_archive *src)
+{
+    datum_ctx *ctx = o->ctx;
+    int rc = io_h5_ensure_group(o->file, "dict") < 0 ? io_h5_fail_write(ctx, o->path, "dict")
+                                                     : DATUM_OK;
+    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
+        if (io_has_dict(k, src->info.has_teams) &&
+            io_h5_write_strings(o->file, &io_dict_cols[k], (const char *const *)src->dict[k],
+                                src->dict_len[k]) < 0)
+            rc = io_h5_fail_write(ctx, o->path, io_dict_cols[k].path);
+    return rc;
+}
+
 static int write_header(datum_output *o, const datum_archive *src, const char *command,
                         const char *const *keys, const char *const *values, size_t n)
 {
@@ -119,7 +136,7 @@ static int write_header(datum_output *o, const datum_archive *src, const char *c
     for (size_t i = 0; i < n; i++)
         if (io_h5_set_str_attr(f, keys[i], values[i] ? values[i] : "") < 0) return -1;
     if (io_h5_ensure_group(f, "fields") < 0) return -1;
-    for (size_t i = 0; src->n_parts == 1 && i < sizeof kCopied / sizeof *kCopied; i++)
+    for (size_t i = o->shared ? 0 : 1; src->n_parts == 1 && i < sizeof kCopied / sizeof *kCopied; i++)
         if (H5Ocopy(src->parts[0].file, kCopied[i], f, kCopied[i], H5P_DEFAULT, H5P_DEFAULT) < 0)
             return -1;
     return 0;
@@ -151,12 +168,7 @@ static int write_merged_names(datum_output *o, const datum_archive *src)
     hid_t f = o->file, ds[3];
     const int cols[3] = {IO_F_EVENT, IO_F_SECTION, IO_F_BOARD};
     uint64_t chunk, length = 0;
-    int rc = io_h5_ensure_group(f, "dict") < 0 ? io_h5_fail_write(ctx, o->path, "dict") : DATUM_OK;
-    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
-        if (io_has_dict(k, src->info.has_teams) &&
-            io_h5_write_strings(f, &io_dict_cols[k], (const char *const *)src->dict[k],
-                                src->dict_len[k]) < 0)
-            rc = io_h5_fail_write(ctx, o->path, io_dict_cols[k].path);
+    int rc = write_dicts(o, src);
     const hid_t type[3] = {
         io_h5_int_type(0, src->dict_len[IO_D_EVENTS] ? src->dict_len[IO_D_EVENTS] - 1 : 0),
         io_h5_int_type(0, src->dict_len[IO_D_SECTIONS] ? src->dict_len[IO_D_SECTIONS] - 1 : 0),
@@ -223,6 +235,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (o->shared) rc = create_shared(o, rc);
     if (rc == DATUM_OK && write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
         rc = io_h5_fail_write(ctx, path, NULL);
+    if (rc == DATUM_OK && src->n_parts == 1 && !o->shared) rc = write_dicts(o, src);
     if (rc == DATUM_OK && src->n_parts > 1 && o->shared) o->names_of = src;
     else if (rc == DATUM_OK && src->n_parts > 1) rc = write_merged_names(o, src);
     rc = agree(o, rc);
