@@ -80,13 +80,16 @@ double datum_field_matchpoints(const datum_mp_method *m, const int32_t *scores,
             ew_mp[i] = ew * top * unit;
             continue;
         }
-        size_t below; /* lo + hi: results below, plus results at or below */
+        int64_t below; /* lo + hi: results below, plus results at or below */
         if (direct) {
+            /* 32-bit counts (at most 2 DIRECT_MAX): four to a vector, not two. */
             int32_t v = scores[i];
-            below = 0;
-            for (size_t k = 0; k < real; k++) below += (size_t)(work[k] < v) + (size_t)(work[k] <= v);
+            uint32_t count = 0;
+            for (size_t k = 0; k < real; k++) count += (uint32_t)(work[k] < v) + (uint32_t)(work[k] <= v);
+            below = count;
         } else {
-            below = count_below(work, real, scores[i], 0) + count_below(work, real, scores[i], 1);
+            below = (int64_t)(count_below(work, real, scores[i], 0) +
+                              count_below(work, real, scores[i], 1));
         }
         double mp = (double)(below - 1);
         if (factored) mp = (mp + 1.0) * (double)size / (double)real - 1.0;

@@ -43,6 +43,19 @@ extern "C" {
 void datum_pairs_accumulate_raw(size_t n_rows, const int32_t *ns_pair, const int32_t *ew_pair,
                                 const double *ns_raw, double *raw);
 
+/* Adds the matchpoints of n_fields fields (field f: rows offset[f] ..
+ * offset[f+1]-1, offset[0] == 0) to per-pair totals, in row order: per row
+ * mp[ns_pair[r]] += ns_mp[r] and mp[ew_pair[r]] += ew_mp[r], both pairs' top
+ * += field_top[f] and boards += 1, and ns_boards[ns_pair[r]] += 1 (every row
+ * has matchpoints, adjusted ones too). With `threads` > 1, two threads, one
+ * for mp and ns_boards, the other for top and boards: the sums are the same
+ * for any number. Pair indices must be >= 0 and < the arrays' length (not
+ * checked). Pure; never fails. */
+void datum_pairs_accumulate_mp(uint64_t n_fields, const uint64_t *offset, const int32_t *ns_pair,
+                               const int32_t *ew_pair, const double *ns_mp, const double *ew_mp,
+                               const double *field_top, double *mp, double *top,
+                               int64_t *boards, int64_t *ns_boards, int threads);
+
 /* The narrowest stored type that holds every Butler IMP of method m exactly:
  * WBF IMPs are integers from -24 to 24 (DATUM_STORE_I8), halves with
  * scale.halved (DATUM_STORE_F32); the adjusted awards must fit too

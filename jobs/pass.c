@@ -344,10 +344,13 @@ static int create_h5(datum_pass *p, method *x)
     case KIND_MATCHPOINTS:
         col->datum = datum_output_add_column(h5, "fields", "top", info->n_fields,
                                              "top of the field (its matchpoints' maximum)");
-        col->a = datum_output_add_column(h5, "results", "ns_mp", info->n_results,
-                                         "North-South matchpoints");
-        col->b = datum_output_add_column(h5, "results", "ew_mp", info->n_results,
-                                         "East-West matchpoints (top - ns_mp on a real result)");
+        /* A few hundred values repeat (halves, and the fractions of a few
+         * field sizes): deflated as repeats, not searched. */
+        col->a = datum_output_add_stored_column(h5, "results", "ns_mp", info->n_results,
+                                                "North-South matchpoints", DATUM_STORE_F64_REPEATS);
+        col->b = datum_output_add_stored_column(
+            h5, "results", "ew_mp", info->n_results,
+            "East-West matchpoints (top - ns_mp on a real result)", DATUM_STORE_F64_REPEATS);
         break;
     case KIND_TEAMS:
         col->a = datum_output_add_column(h5, "results", "match_aggregate", info->n_results,
@@ -606,7 +609,7 @@ static int kernel(datum_ctx *ctx, const method *x, const datum_fields *in, const
  * (matchpoints: the tops), in row order. */
 static void add_totals(method *x, uint64_t n_fields, const uint64_t *offset, uint64_t n_rows,
                        const int32_t *ns_pair, const int32_t *ew_pair, const double *a,
-                       const double *b, const double *datum)
+                       const double *b, const double *datum, int threads)
 {
     switch (x->kind) {
     case KIND_BUTLER:
@@ -618,14 +621,9 @@ static void add_totals(method *x, uint64_t n_fields, const uint64_t *offset, uin
         datum_pairs_accumulate(n_rows, ns_pair, ew_pair, b, NULL, x->imps, x->boards);
         datum_pairs_accumulate_raw(n_rows, ns_pair, ew_pair, a, x->raw);
         break;
-    case KIND_MATCHPOINTS:
-        datum_pairs_accumulate(n_rows, ns_pair, ew_pair, a, b, x->imps, x->boards);
-        for (uint64_t f = 0; f < n_fields; f++) /* the tops, for the percentages */
-            for (uint64_t r = offset[f]; r < offset[f + 1]; r++) {
-                x->raw[ns_pair[r]] += datum[f];
-                x->raw[ew_pair[r]] += datum[f];
-                x->ns_boards[ns_pair[r]]++;
-            }
+    case KIND_MATCHPOINTS: /* with the tops, for the percentages */
+        datum_pairs_accumulate_mp(n_fields, offset, ns_pair, ew_pair, a, b, datum, x->imps, x->raw,
+                                  x->boards, x->ns_boards, threads);
         break;
     case KIND_TEAMS:
         break;
@@ -658,7 +656,7 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
     }
     if (!p->defer && !p->no_totals) /* no_totals: compare keeps its own, per group */
         add_totals(x, c->n_fields, c->offset, c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b,
-                   x->datum);
+                   x->datum, datum_ctx_threads(ctx));
     if (x->h5 && (rc = write_h5_chunk(p, x, c)) < 0) return rc;
     if (x->results && (rc = write_results_rows(p, x, c)) < 0) return rc;
     if (x->published) /* Butler, matchpoints: NS and EW; cross: ns_avg, EW its negation */
@@ -1049,7 +1047,7 @@ int datum_pass_add_deferred(datum_pass *p)
         for (size_t i = 0; i < p->n; i++) {
             const double *fig = k->fig + i * (2 * k->n_rows + k->n_fields);
             add_totals(&p->m[i], k->n_fields, k->offset, k->n_rows, k->ns_pair, k->ew_pair, fig,
-                       fig + k->n_rows, fig + 2 * k->n_rows);
+                       fig + k->n_rows, fig + 2 * k->n_rows, datum_ctx_threads(p->ctx));
         }
     }
     ledger_free(p);

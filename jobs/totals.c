@@ -1,5 +1,5 @@
-/* totals.c - per-pair raw totals of cross-IMPs and the stored type of the
- * output columns of a Butler run. */
+/* totals.c - per-pair raw totals of cross-IMPs, the totals of matchpoints,
+ * and the stored type of the output columns of a Butler run. */
 #include "datum_jobs.h"
 
 #include <math.h>
@@ -12,6 +12,50 @@ void datum_pairs_accumulate_raw(size_t n_rows, const int32_t *ns_pair, const int
         raw[ns_pair[r]] += ns_raw[r];
         raw[ew_pair[r]] -= ns_raw[r];
     }
+}
+
+/* Part of datum_pairs_accumulate_mp: with `sums` the matchpoints and the
+ * North-South boards, with `counts` the tops and the boards. */
+static void add_mp_rows(uint64_t n_fields, const uint64_t *offset, const int32_t *ns_pair,
+                        const int32_t *ew_pair, const double *ns_mp, const double *ew_mp,
+                        const double *field_top, double *mp, double *top, int64_t *boards,
+                        int64_t *ns_boards, int sums, int counts)
+{
+    for (uint64_t f = 0; f < n_fields; f++) {
+        double t = field_top[f];
+        for (uint64_t r = offset[f]; r < offset[f + 1]; r++) {
+            int32_t ns = ns_pair[r], ew = ew_pair[r];
+            if (sums) {
+                mp[ns] += ns_mp[r];
+                mp[ew] += ew_mp[r];
+                ns_boards[ns]++;
+            }
+            if (counts) {
+                top[ns] += t;
+                top[ew] += t;
+                boards[ns]++;
+                boards[ew]++;
+            }
+        }
+    }
+}
+
+void datum_pairs_accumulate_mp(uint64_t n_fields, const uint64_t *offset, const int32_t *ns_pair,
+                               const int32_t *ew_pair, const double *ns_mp, const double *ew_mp,
+                               const double *field_top, double *mp, double *top,
+                               int64_t *boards, int64_t *ns_boards, int threads)
+{
+    if (threads < 2 || offset[n_fields] < 65536) { /* waking a thread would cost more */
+        add_mp_rows(n_fields, offset, ns_pair, ew_pair, ns_mp, ew_mp, field_top, mp, top, boards,
+                    ns_boards, 1, 1);
+        return;
+    }
+    /* Two threads, each with its own arrays: every array still takes its
+     * additions in row order, whatever the number of threads. */
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+    for (int part = 0; part < 2; part++)
+        add_mp_rows(n_fields, offset, ns_pair, ew_pair, ns_mp, ew_mp, field_top, mp, top, boards,
+                    ns_boards, part == 0, part == 1);
 }
 
 datum_store_type datum_imps_store_type(const datum_method *m)

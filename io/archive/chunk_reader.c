@@ -297,7 +297,11 @@ static int chunk_extent(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t 
     *k = 0;
     if (rc != DATUM_OK) return rc;
     for (prev = *row0; f0 + *k < n_fields && *k < r->max_rows; prev = end) {
-        if ((rc = next_offset(r, f0, *k + 1, prev, &end)) != DATUM_OK) return rc;
+        uint64_t i = f0 + *k + 1;
+        if (i >= r->win_first && i - r->win_first < r->win_len && r->win[i - r->win_first] >= prev)
+            end = r->win[i - r->win_first]; /* in the window and in order: the common case */
+        else if ((rc = next_offset(r, f0, *k + 1, prev, &end)) != DATUM_OK)
+            return rc;
         if (*k > 0 && end - *row0 > r->max_rows) break;
         r->offset[++*k] = end - *row0; /* *k < offset_cap: see create */
     }

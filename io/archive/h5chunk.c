@@ -76,14 +76,19 @@ static int codec_nomem(datum_ctx *ctx, const char *what)
     return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (a deflate %s)", what);
 }
 
-int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
-                     const void *data, int threads)
+int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
+                     uint64_t first_chunk, size_t n_chunks, const void *data, int threads)
 {
     size_t bytes = (size_t)c->chunk * c->elem;
     size_t bound = libdeflate_zlib_compress_bound(NULL, bytes);
-    unsigned char *work = datum_malloc(ctx, n_chunks, bound + bytes);
-    size_t *size = datum_malloc(ctx, n_chunks, sizeof *size);
-    int failed = 0, nomem = !work || !size;
+    /* Per chunk: room for its shuffled bytes or the encoder's tables, then
+     * for its compressed bytes; 8-byte aligned. */
+    size_t tmp_bytes = c->repeats ? io_f64_zlib_scratch(c->chunk) : bytes;
+    size_t stride = (tmp_bytes + bound + 7) / 8 * 8;
+    size_t *size = datum_malloc(ctx, n_chunks, sizeof *size); /* n_chunks: a batch, a few */
+    int failed = 0, nomem = !size || datum_reserve(ctx, &scratch->p, &scratch->cap,
+                                                   n_chunks * stride, 1) != DATUM_OK;
+    unsigned char *work = scratch->p;
     if (!nomem) {
 #pragma omp parallel num_threads(threads) reduction(| : failed, nomem)
         {
@@ -93,7 +98,7 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
 #pragma omp for schedule(static)
             for (size_t k = 0; k < n_chunks; k++) {
                 const unsigned char *raw = (const unsigned char *)data + k * bytes;
-                unsigned char *tmp = work + k * (bound + bytes), *packed = tmp + bytes;
+                unsigned char *tmp = work + k * stride, *packed = tmp + tmp_bytes;
                 if (!c->deflate_level) {
                     memcpy(packed, raw, bytes);
                     size[k] = bytes;
@@ -103,6 +108,7 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
                 const unsigned char *src = c->shuffle ? tmp : raw;
                 if (!z) continue; /* nomem */
                 size[k] = c->entropy_only ? io_huffman_zlib_compress(z, src, bytes, packed, bound)
+                          : c->repeats    ? io_f64_zlib_compress(z, src, c->chunk, tmp, packed, bound)
                                           : libdeflate_zlib_compress(z, src, bytes, packed, bound);
                 failed |= size[k] == 0;
             }
@@ -113,9 +119,8 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, 
     for (size_t k = 0; k < n_chunks && !failed && !nomem; k++) {
         hsize_t offset = (first_chunk + k) * c->chunk;
         failed = H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size[k],
-                                work + k * (bound + bytes) + bytes) < 0;
+                                work + k * stride + tmp_bytes) < 0;
     }
-    datum_free(work);
     datum_free(size);
     return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_IO : DATUM_OK;
 }

@@ -15,6 +15,8 @@
 enum {
     N_LITLEN = 257,   /* the 256 literals and end-of-block: no lengths used */
     N_DIST = 2,       /* no distances used, but a two-code tree as zlib emits */
+    N_LITLEN_ALL = 286, /* literals, end-of-block and the 29 length codes */
+    N_DIST_ALL = 30,  /* the 30 distance codes */
     N_CLEN = 19,      /* code-length alphabet */
     MAX_LITLEN_BITS = 15,
     MAX_CLEN_BITS = 7,
@@ -39,9 +41,9 @@ static const uint8_t kClenOrder[N_CLEN] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
  * only histograms with bytes rarer than ~1 in 2^14 need it. */
 static void huffman_lengths(const uint64_t *freq, int n_sym, int limit, uint8_t *len)
 {
-    uint64_t w[2 * N_LITLEN]; /* leaves by rank, then internal nodes */
-    int sym[N_LITLEN], parent[2 * N_LITLEN], depth[2 * N_LITLEN], m = 0;
-    uint64_t f[N_LITLEN];
+    uint64_t w[2 * N_LITLEN_ALL]; /* leaves by rank, then internal nodes */
+    int sym[N_LITLEN_ALL], parent[2 * N_LITLEN_ALL], depth[2 * N_LITLEN_ALL], m = 0;
+    uint64_t f[N_LITLEN_ALL];
     for (int s = 0; s < n_sym; s++) {
         f[s] = freq[s];
         if (f[s]) sym[m++] = s;
@@ -103,7 +105,7 @@ static void canonical_codes(const uint8_t *len, int n_sym, uint16_t *code)
 /* The code lengths of both trees, run-length coded with the code-length
  * alphabet (3.2.7): symbol and value of its extra bits per item. */
 typedef struct {
-    uint8_t sym[N_LITLEN + N_DIST], extra[N_LITLEN + N_DIST];
+    uint8_t sym[N_LITLEN_ALL + N_DIST_ALL], extra[N_LITLEN_ALL + N_DIST_ALL];
     int n;
     uint64_t freq[N_CLEN];
 } clen_items;
@@ -172,11 +174,11 @@ static inline void bw_flush(bit_writer *w)
         for (unsigned i = 0; i < bytes; i++) w->p[i] = (unsigned char)(w->bits >> (8 * i));
     }
     w->p += bytes;
-    w->bits >>= 8 * bytes; /* bytes <= 5: bw_put adds at most 32 bits to 7 */
+    w->bits >>= 8 * bytes; /* bytes <= 7: bw_put adds at most 56 bits to 7 */
     w->n &= 7;
 }
 
-/* Adds len <= 32 bits of v and flushes. */
+/* Adds len <= 56 bits of v and flushes. */
 static void bw_put(bit_writer *w, uint64_t v, unsigned len)
 {
     w->bits |= v << w->n;
@@ -284,13 +286,79 @@ static void histogram(const unsigned char *in, size_t n, uint64_t *freq)
  * favour LZ77 more. Below the threshold Huffman is smaller and 3-5x faster. */
 #define LZ_SHARE_NUM 9
 #define LZ_SHARE_DEN 10
+/* Float64 values sent as their bytes above this share go to LZ77 when
+ * allowed: values that rarely repeat (fractions), where libdeflate's
+ * matches inside the values do better than 8 Huffman codes. */
+#define F64_LZ_SHARE_NUM 1
+#define F64_LZ_SHARE_DEN 2
+
+/* The two trees of a dynamic-Huffman block (3.2.7): the code lengths and
+ * codes of n_lit literal/length symbols then n_dist distance symbols, and the
+ * code of those lengths. */
+typedef struct {
+    int n_lit, n_dist, n_clen;
+    uint8_t lens[N_LITLEN_ALL + N_DIST_ALL], clen_len[N_CLEN];
+    uint16_t code[N_LITLEN_ALL + N_DIST_ALL], clen_code[N_CLEN];
+    clen_items it;
+} block_trees;
+
+/* Builds t from the symbols' frequencies; returns the bits of the block's
+ * header (BFINAL to the last code length). */
+static uint64_t trees_build(block_trees *t, const uint64_t *lit_freq, int n_lit,
+                            const uint64_t *dist_freq, int n_dist)
+{
+    t->n_lit = n_lit;
+    t->n_dist = n_dist;
+    huffman_lengths(lit_freq, n_lit, MAX_LITLEN_BITS, t->lens);
+    huffman_lengths(dist_freq, n_dist, MAX_LITLEN_BITS, t->lens + n_lit);
+    canonical_codes(t->lens, n_lit, t->code);
+    canonical_codes(t->lens + n_lit, n_dist, t->code + n_lit);
+    clen_encode(t->lens, n_lit + n_dist, &t->it);
+    huffman_lengths(t->it.freq, N_CLEN, MAX_CLEN_BITS, t->clen_len);
+    canonical_codes(t->clen_len, N_CLEN, t->clen_code);
+    t->n_clen = N_CLEN;
+    while (t->n_clen > 4 && !t->clen_len[kClenOrder[t->n_clen - 1]]) t->n_clen--;
+    uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)t->n_clen;
+    for (int s = 0; s < N_CLEN; s++) bits += t->it.freq[s] * (t->clen_len[s] + kClenExtraBits[s]);
+    return bits;
+}
+
+static void trees_write(bit_writer *w, const block_trees *t)
+{
+    bw_put(w, 1 | 2 << 1, 3); /* BFINAL, BTYPE 10: dynamic Huffman */
+    bw_put(w, (unsigned)(t->n_lit - 257) | (unsigned)(t->n_dist - 1) << 5 |
+                  (unsigned)(t->n_clen - 4) << 10, 14);
+    for (int i = 0; i < t->n_clen; i++) bw_put(w, t->clen_len[kClenOrder[i]], 3);
+    for (int i = 0; i < t->it.n; i++) {
+        int s = t->it.sym[i];
+        bw_put(w, t->clen_code[s] | (unsigned)t->it.extra[i] << t->clen_len[s],
+               t->clen_len[s] + kClenExtraBits[s]);
+    }
+}
+
+/* The stream's size for a Huffman block of `bits` bits (header, symbols and
+ * end-of-block) or stored blocks, whichever is smaller; *stored: which. */
+static size_t stream_size(uint64_t bits, size_t n, int *stored)
+{
+    size_t huff_size = 2 + (size_t)((bits + 7) / 8) + 4, stored_size = io_huffman_zlib_bound(n);
+    *stored = huff_size >= stored_size;
+    return *stored ? stored_size : huff_size;
+}
+
+/* The zlib header: deflate, 32 KiB window, no dictionary, "fastest" level
+ * ((0x78 << 8 | 0x01) % 31 == 0). */
+static void put_zlib_header(unsigned char *out)
+{
+    out[0] = 0x78;
+    out[1] = 0x01;
+}
 
 size_t io_huffman_zlib_compress(struct libdeflate_compressor *lz, const void *in_, size_t n,
                                 void *out_, size_t out_cap)
 {
     const unsigned char *in = in_;
     unsigned char *out = out_;
-    uint64_t freq[N_LITLEN], top = 0;
+    uint64_t freq[N_LITLEN], top = 0, no_dist[N_DIST] = {0};
     histogram(in, n, freq);
     for (int b = 0; b < 256; b++) top = freq[b] > top ? freq[b] : top;
     if (lz && top * LZ_SHARE_DEN > (uint64_t)n * LZ_SHARE_NUM)
@@ -298,48 +366,194 @@ size_t io_huffman_zlib_compress(struct libdeflate_compressor *lz, const void *in
     freq[EOB] = 1;
 
     /* Both trees, their lengths coded, and the exact size of the block. */
-    uint8_t lens[N_LITLEN + N_DIST], clen_len[N_CLEN];
-    uint16_t code[N_LITLEN], clen_code[N_CLEN];
-    clen_items it;
-    huffman_lengths(freq, N_LITLEN, MAX_LITLEN_BITS, lens);
-    lens[N_LITLEN] = lens[N_LITLEN + 1] = 1;
-    canonical_codes(lens, N_LITLEN, code);
-    clen_encode(lens, N_LITLEN + N_DIST, &it);
-    huffman_lengths(it.freq, N_CLEN, MAX_CLEN_BITS, clen_len);
-    canonical_codes(clen_len, N_CLEN, clen_code);
-    int n_clen = N_CLEN;
-    while (n_clen > 4 && !clen_len[kClenOrder[n_clen - 1]]) n_clen--;
-    uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)n_clen + lens[EOB];
-    for (int s = 0; s < N_CLEN; s++) bits += it.freq[s] * (clen_len[s] + kClenExtraBits[s]);
-    int longest = 0;
+    block_trees t;
+    uint64_t bits = trees_build(&t, freq, N_LITLEN, no_dist, N_DIST) + t.lens[EOB];
+    int longest = 0, stored;
     for (int b = 0; b < 256; b++) {
-        bits += freq[b] * lens[b];
-        longest = lens[b] > longest ? lens[b] : longest;
+        bits += freq[b] * t.lens[b];
+        longest = t.lens[b] > longest ? t.lens[b] : longest;
     }
-    size_t huff_size = 2 + (size_t)((bits + 7) / 8) + 4, stored_size = io_huffman_zlib_bound(n);
-    size_t size = huff_size < stored_size ? huff_size : stored_size;
+    size_t size = stream_size(bits, n, &stored);
     if (size > out_cap) return 0;
 
-    out[0] = 0x78; /* deflate, 32 KiB window */
-    out[1] = 0x01; /* no dictionary, "fastest" level; (0x78 << 8 | 0x01) % 31 == 0 */
-    if (huff_size >= stored_size) {
+    put_zlib_header(out);
+    if (stored) {
         write_stored(in, n, out);
     } else {
         bit_writer w = {0, 0, out + 2, out + out_cap};
-        bw_put(&w, 1 | 2 << 1, 3); /* BFINAL, BTYPE 10: dynamic Huffman */
-        bw_put(&w, (N_LITLEN - 257) | (N_DIST - 1) << 5 | (unsigned)(n_clen - 4) << 10, 14);
-        for (int i = 0; i < n_clen; i++) bw_put(&w, clen_len[kClenOrder[i]], 3);
-        for (int i = 0; i < it.n; i++) {
-            int s = it.sym[i];
-            bw_put(&w, clen_code[s] | (unsigned)it.extra[i] << clen_len[s],
-                   clen_len[s] + kClenExtraBits[s]);
-        }
+        trees_write(&w, &t);
         uint32_t tab[256];
-        for (int b = 0; b < 256; b++) tab[b] = code[b] | (uint32_t)lens[b] << 16;
+        for (int b = 0; b < 256; b++) tab[b] = t.code[b] | (uint32_t)t.lens[b] << 16;
         encode_all(&w, tab, in, n, longest);
-        bw_put(&w, code[EOB], lens[EOB]);
+        bw_put(&w, t.code[EOB], t.lens[EOB]);
         bw_put(&w, 0, 7); /* the last byte's padding */
     }
     put_adler(out + size - 4, in, n);
+    return size;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Float64 columns of repeated values                                       */
+
+enum {
+    ELEM = 8,                    /* bytes of a value */
+    WINDOW_ELEMS = 32768 / ELEM, /* deflate's farthest distance, in values */
+    HASH_BITS = 12,              /* the table of last occurrences */
+    MATCH_SYMBOL = 262,          /* a match of 8 bytes: no extra bits (3.2.5) */
+};
+
+/* The caller's scratch: per hash the index + 1 of its last value; per
+ * distance (in values, 0: none) its count, then its whole code; per value
+ * its distance (uint16). */
+typedef struct {
+    uint32_t last[1u << HASH_BITS];
+    uint32_t count[WINDOW_ELEMS + 1];
+    uint64_t code[WINDOW_ELEMS + 1]; /* bits | length << 56 */
+} f64_tables;
+
+size_t io_f64_zlib_scratch(size_t n) { return sizeof(f64_tables) + 2 * n; }
+
+static unsigned floor_log2(unsigned x) /* x > 0 */
+{
+#if defined(__GNUC__)
+    return 31u - (unsigned)__builtin_clz(x);
+#else
+    unsigned e = 0;
+    while (x >>= 1) e++;
+    return e;
+#endif
+}
+
+/* Deflate's symbol for a distance of dist (1..32768) bytes and its extra
+ * bits (3.2.5): *n_extra bits of value *extra. */
+static unsigned distance_symbol(unsigned dist, unsigned *n_extra, unsigned *extra)
+{
+    unsigned x = dist - 1;
+    *n_extra = *extra = 0;
+    if (x < 4) return x;
+    unsigned e = floor_log2(x); /* 2..14 */
+    *n_extra = e - 1;
+    *extra = x & ((1u << (e - 1)) - 1);
+    return 2 * e + ((x >> (e - 1)) & 1);
+}
+
+static inline uint64_t load_value(const unsigned char *in, size_t i)
+{
+    uint64_t v;
+    memcpy(&v, in + ELEM * i, ELEM);
+    return v;
+}
+
+/* Per value of in[0..n), the distance back to its last occurrence within the
+ * window (found through a hash of the value: the previous occurrence of a
+ * value evicted by another of the same hash is missed), 0 if none; counts
+ * the distances and the bytes of the values with none. */
+static void find_repeats(const unsigned char *in, size_t n, f64_tables *t, uint16_t *dist,
+                         uint64_t *lit_freq)
+{
+    memset(t->last, 0, sizeof t->last);
+    memset(t->count, 0, sizeof t->count);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = load_value(in, i);
+        unsigned h = (unsigned)((v * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - HASH_BITS));
+        size_t j = t->last[h], d = i + 1 - j; /* j: index + 1 */
+        d = j && d <= WINDOW_ELEMS && load_value(in, j - 1) == v ? d : 0;
+        t->last[h] = (uint32_t)(i + 1);
+        t->count[d]++;
+        dist[i] = (uint16_t)d;
+        if (!d)
+            for (int b = 0; b < ELEM; b++) lit_freq[in[ELEM * i + (size_t)b]]++;
+    }
+}
+
+/* The bytes of a value sent as literals, 15 bits at most each: three puts
+ * of at most 45 bits. */
+static inline void put_value_bytes(bit_writer *w, const uint32_t *tab, const unsigned char *b)
+{
+    for (int k = 0; k < ELEM; k += 3) {
+        uint64_t bits = 0;
+        unsigned len = 0;
+        for (int q = k; q < k + 3 && q < ELEM; q++) {
+            bits |= (uint64_t)(tab[b[q]] & 0xffff) << len;
+            len += tab[b[q]] >> 16;
+        }
+        bw_put(w, bits, len);
+    }
+}
+
+size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in_, size_t n,
+                            void *scratch, void *out_, size_t out_cap)
+{
+    const unsigned char *in = in_;
+    unsigned char *out = out_;
+    f64_tables *t = scratch;
+    uint16_t *dist = (uint16_t *)(t + 1);
+    uint64_t lit_freq[N_LITLEN_ALL] = {0}, dist_freq[N_DIST_ALL] = {0}, extra_bits = 0;
+    find_repeats(in, n, t, dist, lit_freq);
+    if (lz && (uint64_t)t->count[0] * F64_LZ_SHARE_DEN > (uint64_t)n * F64_LZ_SHARE_NUM)
+        return libdeflate_zlib_compress(lz, in, ELEM * n, out, out_cap);
+    lit_freq[MATCH_SYMBOL] = n - t->count[0];
+    lit_freq[EOB] = 1;
+    for (unsigned d = 1; d <= WINDOW_ELEMS; d++) {
+        unsigned n_extra, extra;
+        dist_freq[distance_symbol(ELEM * d, &n_extra, &extra)] += t->count[d];
+        extra_bits += (uint64_t)t->count[d] * n_extra;
+    }
+    block_trees tr;
+    uint64_t bits = trees_build(&tr, lit_freq, N_LITLEN_ALL, dist_freq, N_DIST_ALL) + extra_bits;
+    for (int s = 0; s < N_LITLEN_ALL; s++) bits += lit_freq[s] * tr.lens[s];
+    for (int s = 0; s < N_DIST_ALL; s++) bits += dist_freq[s] * tr.lens[N_LITLEN_ALL + s];
+    int stored;
+    size_t size = stream_size(bits, ELEM * n, &stored);
+    if (size > out_cap) return 0;
+
+    put_zlib_header(out);
+    if (stored) {
+        write_stored(in, ELEM * n, out);
+    } else {
+        bit_writer w = {0, 0, out + 2, out + out_cap};
+        trees_write(&w, &tr);
+        uint32_t tab[256];
+        for (int b = 0; b < 256; b++) tab[b] = tr.code[b] | (uint32_t)tr.lens[b] << 16;
+        /* Per distance, the match's whole code: at most 15 bits of length and
+         * 28 of distance. */
+        for (unsigned d = 1; d <= WINDOW_ELEMS; d++) {
+            unsigned n_extra, extra, s = distance_symbol(ELEM * d, &n_extra, &extra);
+            unsigned ls = tr.lens[MATCH_SYMBOL], ds = tr.lens[N_LITLEN_ALL + s];
+            uint64_t code = tr.code[MATCH_SYMBOL] |
+                            (uint64_t)(tr.code[N_LITLEN_ALL + s] | extra << ds) << ls;
+            t->code[d] = code | (uint64_t)(ls + ds + n_extra) << 56;
+        }
+        /* The bit buffer in locals while there is room for a whole word:
+         * through w, every store to the output could alias it. */
+        uint64_t acc = w.bits;
+        unsigned cnt = w.n;
+        unsigned char *p = w.p;
+        size_t i = 0;
+        for (; i < n && w.end - p >= 8; i++) {
+            if (!dist[i]) {
+                w = (bit_writer){acc, cnt, p, w.end};
+                put_value_bytes(&w, tab, in + ELEM * i);
+                acc = w.bits, cnt = w.n, p = w.p;
+                continue;
+            }
+            uint64_t c = t->code[dist[i]];
+            acc |= (c & ((UINT64_C(1) << 56) - 1)) << cnt; /* 43 bits at most, to 7 */
+            cnt += (unsigned)(c >> 56);
+            store_le64(p, acc);
+            p += cnt >> 3;
+            acc >>= cnt & ~7u;
+            cnt &= 7;
+        }
+        w = (bit_writer){acc, cnt, p, w.end};
+        for (; i < n; i++) {
+            uint64_t c = t->code[dist[i]];
+            if (dist[i]) bw_put(&w, c & ((UINT64_C(1) << 56) - 1), (unsigned)(c >> 56));
+            else put_value_bytes(&w, tab, in + ELEM * i);
+        }
+        bw_put(&w, tr.code[EOB], tr.lens[EOB]);
+        bw_put(&w, 0, 7); /* the last byte's padding */
+    }
+    put_adler(out + size - 4, in, ELEM * n);
     return size;
 }

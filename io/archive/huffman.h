@@ -28,4 +28,20 @@ size_t io_huffman_zlib_bound(size_t n);
 size_t io_huffman_zlib_compress(struct libdeflate_compressor *lz, const void *in, size_t n,
                                 void *out, size_t out_cap);
 
+/* Compresses the n float64 values of in[0..8n) (n may be 0) into
+ * out[0..out_cap) as one zlib stream for columns whose values mostly repeat
+ * within the last 4096 (matchpoints: small integers and halves, the fractions
+ * of a few field sizes): every value is a deflate match of its 8 bytes with
+ * its last occurrence, or its 8 bytes as literals, in one dynamic-Huffman
+ * block; stored blocks when smaller. No search beyond one table lookup a
+ * value: several times faster than libdeflate level 1. When `lz` is not NULL
+ * and more than half the values are sent as bytes, the stream is
+ * libdeflate_zlib_compress(lz, ...) instead. scratch:
+ * io_f64_zlib_scratch(n) bytes of the caller's, aligned for uint64_t.
+ * Nothing is allocated. Returns the size or 0, as io_huffman_zlib_compress (for 8n
+ * bytes: io_huffman_zlib_bound(8n) always suffices). */
+size_t io_f64_zlib_scratch(size_t n);
+size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in, size_t n,
+                            void *scratch, void *out, size_t out_cap);
+
 #endif

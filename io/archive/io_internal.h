@@ -422,18 +422,28 @@ typedef struct {
     int deflate_level; /* 0: no compression */
     int entropy_only;  /* deflate by Huffman coding alone (huffman.h): for
                           high-entropy bytes, where LZ77 finds nothing */
+    int repeats;       /* float64 values deflated as repeats of earlier ones
+                          (io_f64_zlib_compress): matchpoints */
 } io_chunked;
 
 /* Fills *c for ds; < 0 if ds is not chunked or has a pipeline we do not
  * reproduce (the caller then uses the library's own filters). */
 int io_chunked_open(hid_t ds, io_chunked *c);
+/* Memory io_chunked_write keeps from one call to the next (blocks this
+ * large come from mmap, whose pages would fault in anew on every call).
+ * Zero-initialise; the caller owns it and frees it with datum_free(s.p). */
+typedef struct {
+    void *p;
+    size_t cap;
+} io_scratch;
+
 /* Writes chunks first_chunk .. first_chunk+n_chunks-1 from data (n_chunks *
  * chunk elements in the FILE type's byte layout; the dataset's last chunk may
- * be padded), compressing them with `threads` threads. DATUM_OK,
- * DATUM_E_NOMEM (recorded in ctx), or DATUM_E_IO (HDF5 refused a chunk;
- * nothing recorded: the caller names the file). */
-int io_chunked_write(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
-                     const void *data, int threads);
+ * be padded), compressing them with `threads` threads in *scratch (grown as
+ * needed). DATUM_OK, DATUM_E_NOMEM (recorded in ctx), or DATUM_E_IO (HDF5
+ * refused a chunk; nothing recorded: the caller names the file). */
+int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
+                     uint64_t first_chunk, size_t n_chunks, const void *data, int threads);
 /* Reads and decodes whole chunks into data (file type layout); every chunk
  * must exist. DATUM_OK, DATUM_E_NOMEM (recorded in ctx), or DATUM_E_FORMAT
  * (a missing or damaged chunk; nothing recorded: the caller names it). */

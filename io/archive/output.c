@@ -22,7 +22,9 @@
 #define OUTPUT_FORMAT_VERSION 1
 
 /* What output.c copies from an archive of one file (of several, it writes
- * them: write_merged_names). */
+ * them: write_merged_names). The dictionaries it writes from memory
+ * (write_dicts), twice as fast as copying their strings, except when shared
+ * (parallel HDF5 1.10 writes no variable-length strings: it copies them). */
 static const char *const kCopied[] = {"dict", "fields/event", "fields/section", "fields/board"};
 /* Root attributes set by datum_output_create itself. */
 static const char *const kReserved[] = {"format", "format_version", "engine_version", "command",
@@ -56,6 +58,7 @@ struct datum_output {
      * strings); borrowed, the archive outlives the output. */
     const datum_archive *names_of;
     datum_write_options opt;
+    io_scratch scratch; /* the columns' compression, one after the other */
     out_column *col;
     size_t n_cols, cols_cap;
 };
@@ -75,6 +78,7 @@ static void output_free(datum_output *o)
         datum_free(o->col[i].buf);
     }
     datum_free(o->col);
+    datum_free(o->scratch.p);
     datum_free(o->path);
     datum_free(o);
 }
@@ -104,6 +108,21 @@ static int check_attr_keys(datum_ctx *ctx, const char *const *keys, size_t n)
     return DATUM_OK;
 }
 
+/* The archive's dictionaries, as the import writes them (merged, of an
+ * archive of several parts). */
+static int write_dicts(datum_output *o, const datum_archive *src)
+{
+    datum_ctx *ctx = o->ctx;
+    int rc = io_h5_ensure_group(o->file, "dict") < 0 ? io_h5_fail_write(ctx, o->path, "dict")
+                                                     : DATUM_OK;
+    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
+        if (io_has_dict(k, src->info.has_teams) &&
+            io_h5_write_strings(o->file, &io_dict_cols[k], (const char *const *)src->dict[k],
+                                src->dict_len[k]) < 0)
+            rc = io_h5_fail_write(ctx, o->path, io_dict_cols[k].path);
+    return rc;
+}
+
 static int write_header(datum_output *o, const datum_archive *src, const char *command,
                         const char *const *keys, const char *const *values, size_t n)
 {
@@ -117,7 +136,7 @@ static int write_header(datum_output *o, const datum_archive *src, const char *c
     for (size_t i = 0; i < n; i++)
         if (io_h5_set_str_attr(f, keys[i], values[i] ? values[i] : "") < 0) return -1;
     if (io_h5_ensure_group(f, "fields") < 0) return -1;
-    for (size_t i = 0; src->n_parts == 1 && i < sizeof kCopied / sizeof *kCopied; i++)
+    for (size_t i = o->shared ? 0 : 1; src->n_parts == 1 && i < sizeof kCopied / sizeof *kCopied; i++)
         if (H5Ocopy(src->parts[0].file, kCopied[i], f, kCopied[i], H5P_DEFAULT, H5P_DEFAULT) < 0)
             return -1;
     return 0;
@@ -149,12 +168,7 @@ static int write_merged_names(datum_output *o, const datum_archive *src)
     hid_t f = o->file, ds[3];
     const int cols[3] = {IO_F_EVENT, IO_F_SECTION, IO_F_BOARD};
     uint64_t chunk, length = 0;
-    int rc = io_h5_ensure_group(f, "dict") < 0 ? io_h5_fail_write(ctx, o->path, "dict") : DATUM_OK;
-    for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
-        if (io_has_dict(k, src->info.has_teams) &&
-            io_h5_write_strings(f, &io_dict_cols[k], (const char *const *)src->dict[k],
-                                src->dict_len[k]) < 0)
-            rc = io_h5_fail_write(ctx, o->path, io_dict_cols[k].path);
+    int rc = write_dicts(o, src);
     const hid_t type[3] = {
         io_h5_int_type(0, src->dict_len[IO_D_EVENTS] ? src->dict_len[IO_D_EVENTS] - 1 : 0),
         io_h5_int_type(0, src->dict_len[IO_D_SECTIONS] ? src->dict_len[IO_D_SECTIONS] - 1 : 0),
@@ -221,6 +235,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (o->shared) rc = create_shared(o, rc);
     if (rc == DATUM_OK && write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
         rc = io_h5_fail_write(ctx, path, NULL);
+    if (rc == DATUM_OK && src->n_parts == 1 && !o->shared) rc = write_dicts(o, src);
     if (rc == DATUM_OK && src->n_parts > 1 && o->shared) o->names_of = src;
     else if (rc == DATUM_OK && src->n_parts > 1) rc = write_merged_names(o, src);
     rc = agree(o, rc);
@@ -229,8 +244,9 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     return rc;
 }
 
+/* repeats: a float64 column deflated by io_f64_zlib_compress. */
 static int add_column(datum_output *o, const char *group, const char *name, uint64_t length,
-                      const char *description, hid_t type, hid_t memtype)
+                      const char *description, hid_t type, hid_t memtype, int repeats)
 {
     io_h5_silence(); /* this thread too: a caller may use several */
     datum_ctx *ctx = o->ctx;
@@ -280,6 +296,7 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
         }
         c->direct = 1;
         c->codec.entropy_only = c->narrow && c->codec.elem == 1; /* IMPs: ~4 bits of entropy a byte */
+        c->codec.repeats = repeats && !c->codec.shuffle && c->codec.elem == 8;
     }
     return (int)o->n_cols++;
 }
@@ -287,7 +304,7 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
 int datum_output_add_column(datum_output *o, const char *group, const char *name, uint64_t length,
                             const char *description)
 {
-    return add_column(o, group, name, length, description, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+    return add_column(o, group, name, length, description, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0);
 }
 
 int datum_output_add_stored_column(datum_output *o, const char *group, const char *name,
@@ -295,13 +312,14 @@ int datum_output_add_stored_column(datum_output *o, const char *group, const cha
 {
     hid_t file_type = type == DATUM_STORE_I8 ? H5T_STD_I8LE : type == DATUM_STORE_F32 ? H5T_IEEE_F32LE
                                                                                     : H5T_IEEE_F64LE;
-    return add_column(o, group, name, length, description, file_type, H5T_NATIVE_DOUBLE);
+    return add_column(o, group, name, length, description, file_type, H5T_NATIVE_DOUBLE,
+                      type == DATUM_STORE_F64_REPEATS);
 }
 
 int datum_output_add_int_column(datum_output *o, const char *group, const char *name,
                                 uint64_t length, const char *description)
 {
-    return add_column(o, group, name, length, description, H5T_STD_I64LE, H5T_NATIVE_INT64);
+    return add_column(o, group, name, length, description, H5T_STD_I64LE, H5T_NATIVE_INT64, 0);
 }
 
 /* Writes the held elements: whole chunks directly; a partial last chunk
@@ -318,7 +336,8 @@ static int flush_held(datum_output *o, out_column *c, int at_end)
         rest = 0;
     }
     if (whole) {
-        int rc = io_chunked_write(o->ctx, &c->codec, c->done / chunk, (size_t)whole, c->buf, threads);
+        int rc = io_chunked_write(o->ctx, &c->codec, &o->scratch, c->done / chunk, (size_t)whole,
+                                  c->buf, threads);
         if (rc == DATUM_E_NOMEM) return rc;
         failed = rc != DATUM_OK;
     }
@@ -358,8 +377,14 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
                 memcpy(&d, in + 8 * i, 8);
                 to[i] = (unsigned char)(int8_t)d;
             }
-        } else {
-            memcpy(to, in, (size_t)take * c->codec.elem);
+        } else { /* in blocks over the threads: a serial copy would hold the other back */
+            size_t elem = c->codec.elem, block = 65536;
+            int64_t blocks = (int64_t)((take + block - 1) / block);
+#pragma omp parallel for num_threads(threads)
+            for (int64_t b = 0; b < blocks; b++) {
+                size_t from = (size_t)b * block, n = take - from < block ? take - from : block;
+                memcpy(to + from * elem, in + from * elem, n * elem);
+            }
         }
         c->held += take;
         in += take * (c->narrow ? 8 : c->codec.elem);

@@ -1,6 +1,7 @@
-/* test_huffman.c - the Huffman-only zlib encoder (io/huffman.c): every stream
- * must decode to its input with both libdeflate and zlib, whatever the byte
- * distribution, size or room given, and never be written past its buffer. */
+/* test_huffman.c - the Huffman-only zlib encoder and the float64 repeats
+ * encoder (io/huffman.c): every stream must decode to its input with both
+ * libdeflate and zlib, whatever the byte distribution, size or room given,
+ * and never be written past its buffer. */
 #include "test_util.h"
 #include "datum.h"
 #include "huffman.h"
@@ -262,6 +263,151 @@ static void test_bound(void **state)
                     libdeflate_zlib_compress_bound(NULL, sizes[s]));
 }
 
+/* ------------------------------------------------------------------------ */
+/* Float64 repeats (io_f64_zlib_compress)                                   */
+
+/* Compresses n values into a buffer of exactly `cap` bytes (scratch of its
+ * own too), so that AddressSanitizer sees a write past either. */
+static size_t f64_compress_into(struct libdeflate_compressor *lz, const double *in, size_t n,
+                                unsigned char **out, size_t cap)
+{
+    void *scratch = malloc(io_f64_zlib_scratch(n));
+    *out = malloc(cap ? cap : 1);
+    assert_true(scratch && *out);
+    size_t size = io_f64_zlib_compress(lz, in, n, scratch, *out, cap);
+    free(scratch);
+    return size;
+}
+
+/* Compresses with the room h5chunk.c gives (libdeflate's bound), checks
+ * that the stream decodes to the values, and returns its size. */
+static size_t f64_round_trip(struct libdeflate_compressor *lz, const double *in, size_t n)
+{
+    unsigned char *z;
+    size_t bytes = 8 * n;
+    size_t size = f64_compress_into(lz, in, n, &z, libdeflate_zlib_compress_bound(NULL, bytes));
+    assert_true(size > 0 && size <= io_huffman_zlib_bound(bytes));
+    assert_decodes(z, size, (const unsigned char *)in, bytes);
+    free(z);
+    return size;
+}
+
+/* Matchpoints of random fields as the method defines them, written here from
+ * the definition: per result 2 per result beaten and 1 per tie, factored by
+ * Neuberg to a larger field N when the field is smaller, (m + 1) N / r - 1;
+ * fields of 2 to 13 results, a quarter of them factored. */
+static double *matchpoint_values(test_rng *r, size_t n)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    int32_t score[13];
+    assert_non_null(v);
+    for (size_t first = 0; first < n;) {
+        size_t size = (size_t)test_rng_range(r, 2, 13), big = 0;
+        if (size > n - first) size = n - first;
+        if (test_rng_range(r, 0, 3) == 0) big = size + (size_t)test_rng_range(r, 1, 4);
+        for (size_t i = 0; i < size; i++) score[i] = test_rng_score(r);
+        for (size_t i = 0; i < size; i++) {
+            double m = 0;
+            for (size_t k = 0; k < size; k++)
+                if (k != i) m += score[k] < score[i] ? 2 : score[k] == score[i] ? 1 : 0;
+            v[first + i] = big ? (m + 1) * (double)big / (double)size - 1 : m;
+        }
+        first += size;
+    }
+    return v;
+}
+
+static void test_f64_matchpoints(void **state)
+{
+    test_rng r = test_rng_seeded("test_f64_matchpoints", 8);
+    struct libdeflate_compressor *lz = libdeflate_alloc_compressor(1);
+    assert_non_null(lz);
+    enum { N = MIB / 4 };
+    double *v = matchpoint_values(&r, N);
+    /* A few hundred values, repeated: well under 2 bytes a value (3.5
+     * bits of entropy a value among the integers, more among fractions). */
+    size_t size = f64_round_trip(lz, v, N);
+    assert_true(size < 2 * (size_t)N);
+    assert_int_equal(f64_round_trip(NULL, v, N), size); /* no fallback taken */
+    const size_t sizes[] = {1, 2, 3, 7, 100, 4095, 4096, 4097, 4098, 70001};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) f64_round_trip(lz, v, sizes[s]);
+    free(v);
+    libdeflate_free_compressor(lz);
+}
+
+/* Values that occur twice, at distances around the window's 4096 values
+ * (32768 bytes, deflate's farthest): a match must never reach further. */
+static void test_f64_window(void **state)
+{
+    enum { N = 3 * 4096 };
+    double *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    const size_t gaps[] = {1, 2, 4095, 4096, 4097, 8191};
+    for (size_t g = 0; g < sizeof gaps / sizeof *gaps; g++) {
+        for (size_t i = 0; i < N; i++) v[i] = (double)i + 0.25; /* all distinct */
+        for (size_t i = gaps[g]; i < N; i += 3) v[i] = v[i - gaps[g]];
+        f64_round_trip(NULL, v, N);
+    }
+    /* One value repeated: a match a value at distance 8. */
+    for (size_t i = 0; i < N; i++) v[i] = 12.5;
+    assert_true(f64_round_trip(NULL, v, N) < N / 2); /* two symbols of 1 bit at most */
+    free(v);
+}
+
+/* Values that never repeat: Huffman-coded bytes, or stored blocks when the
+ * bytes are noise; with a compressor, libdeflate's stream instead. */
+static void test_f64_no_repeats(void **state)
+{
+    test_rng r = test_rng_seeded("test_f64_no_repeats", 9);
+    enum { N = 20000 };
+    double *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < N; i++) v[i] = (double)test_rng_range(&r, 0, 1 << 30) / 7.0;
+    unsigned char *z;
+    size_t huff = f64_round_trip(NULL, v, N), lz_size;
+    struct libdeflate_compressor *lz = libdeflate_alloc_compressor(1);
+    assert_non_null(lz);
+    lz_size = f64_round_trip(lz, v, N);
+    size_t bound = libdeflate_zlib_compress_bound(NULL, 8 * N);
+    unsigned char *ref = malloc(bound);
+    assert_non_null(ref);
+    assert_int_equal(lz_size, libdeflate_zlib_compress(lz, v, 8 * N, ref, bound));
+    assert_true(huff < 8 * N); /* the bytes of x/7 repeat patterns: Huffman, not stored */
+    for (size_t i = 0; i < N; i++) memcpy(&v[i], (uint64_t[]){test_rng_next(&r)}, 8);
+    assert_int_equal(f64_round_trip(NULL, v, N), io_huffman_zlib_bound(8 * N)); /* stored */
+    assert_true(f64_compress_into(NULL, v, 0, &z, 16) == io_huffman_zlib_bound(0)); /* empty */
+    assert_decodes(z, io_huffman_zlib_bound(0), NULL, 0);
+    free(z);
+    free(ref);
+    free(v);
+    libdeflate_free_compressor(lz);
+}
+
+/* Too little room: 0 and nothing written past the end, down to the exact
+ * size, for a Huffman block and for stored blocks. */
+static void test_f64_out_of_room(void **state)
+{
+    test_rng r = test_rng_seeded("test_f64_out_of_room", 10);
+    enum { N = 9000 };
+    double *mp = matchpoint_values(&r, N), *noise = malloc(N * sizeof *noise);
+    assert_non_null(noise);
+    for (size_t i = 0; i < N; i++) memcpy(&noise[i], (uint64_t[]){test_rng_next(&r)}, 8);
+    const double *inputs[] = {mp, noise};
+    for (size_t k = 0; k < 2; k++) {
+        size_t full = f64_round_trip(NULL, inputs[k], N);
+        const size_t caps[] = {0, 1, 10, full / 2, full - 1, full};
+        for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+            unsigned char *z;
+            size_t size = f64_compress_into(NULL, inputs[k], N, &z, caps[c]);
+            assert_int_equal(size, caps[c] == full ? full : 0);
+            if (size) assert_decodes(z, size, (const unsigned char *)inputs[k], 8 * N);
+            free(z);
+        }
+    }
+    free(mp);
+    free(noise);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,7 +415,9 @@ int main(void)
         cmocka_unit_test(test_literal_length_limit), cmocka_unit_test(test_code_length_limit),
         cmocka_unit_test(test_single_value),        cmocka_unit_test(test_empty),
         cmocka_unit_test(test_imps),                cmocka_unit_test(test_out_of_room),
-        cmocka_unit_test(test_bound),
+        cmocka_unit_test(test_bound),               cmocka_unit_test(test_f64_matchpoints),
+        cmocka_unit_test(test_f64_window),          cmocka_unit_test(test_f64_no_repeats),
+        cmocka_unit_test(test_f64_out_of_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,6 +192,26 @@ static void test_chunked_writes(void **state)
     datum_ctx_set_threads(g_ctx, 1);
 }
 
+/* Writes v[0..n) as the output column results/NAME of PATH, stored as
+ * `type` in chunks of `chunk`, `step` values a write, on 2 threads. */
+static void write_one_column(const char *path, const char *name, datum_store_type type,
+                             size_t chunk, size_t step, const double *v, size_t n)
+{
+    datum_write_options opt = DATUM_WRITE_OPTIONS_INIT;
+    opt.chunk_rows = chunk;
+    datum_ctx_set_threads(g_ctx, 2);
+    datum_output *o = NULL;
+    assert_int_equal(datum_output_create(g_ctx, path, g_archive, "t", NULL, NULL, 0, &opt, &o),
+                     DATUM_OK);
+    int c = datum_output_add_stored_column(o, "results", name, n, NULL, type);
+    for (size_t first = 0; first < n; first += step) {
+        uint64_t count = n - first < step ? n - first : step;
+        assert_int_equal(datum_output_write(o, c, first, count, v + first), DATUM_OK);
+    }
+    assert_int_equal(datum_output_commit(&o), DATUM_OK);
+    datum_ctx_set_threads(g_ctx, 1);
+}
+
 /* int8 columns are deflated by our Huffman-only encoder (huffman.c): HDF5's
  * own deflate filter must read them back, chunks of IMPs (Huffman blocks),
  * of one value (LZ77) and the padded last one alike. */
@@ -207,19 +227,7 @@ static void test_int8_entropy_coded(void **state)
         raw[i] = (int8_t)(i / CHUNK == 1 ? 3 : datum_imp_wbf(diff)); /* chunk 1: one value */
         v[i] = raw[i];
     }
-    datum_write_options opt = DATUM_WRITE_OPTIONS_INIT;
-    opt.chunk_rows = CHUNK;
-    datum_ctx_set_threads(g_ctx, 2);
-    datum_output *o = NULL;
-    assert_int_equal(datum_output_create(g_ctx, "h.h5", g_archive, "t", NULL, NULL, 0, &opt, &o),
-                     DATUM_OK);
-    int imps = datum_output_add_stored_column(o, "results", "imps", N, NULL, DATUM_STORE_I8);
-    for (int first = 0; first < N; first += 10000) {
-        uint64_t count = N - first < 10000 ? (uint64_t)(N - first) : 10000;
-        assert_int_equal(datum_output_write(o, imps, (uint64_t)first, count, v + first), DATUM_OK);
-    }
-    assert_int_equal(datum_output_commit(&o), DATUM_OK);
-    datum_ctx_set_threads(g_ctx, 1);
+    write_one_column("h.h5", "imps", DATUM_STORE_I8, CHUNK, 10000, v, N);
     hid_t f = H5Fopen("h.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
     assert_true(f >= 0);
     read_values(f, "results/imps", H5T_NATIVE_DOUBLE, back);
@@ -244,6 +252,41 @@ static void test_int8_entropy_coded(void **state)
     free(back);
     free(raw);
     free(as_int8);
+}
+
+/* Float64 columns of repeated values (matchpoints) are deflated as repeats
+ * (io_f64_zlib_compress): HDF5's own deflate filter must read them back,
+ * the padded last chunk too, and chunk 0 is exactly our encoder's stream. */
+static void test_f64_repeats(void **state)
+{
+    enum { CHUNK = 65536, N = 2 * CHUNK + 777 };
+    test_rng r = test_rng_seeded("test_f64_repeats", 11);
+    double *v = malloc(N * sizeof *v), *back = malloc(N * sizeof *back);
+    assert_true(v && back);
+    for (int i = 0; i < N; i++) /* halves, and thirds of a field factored from 3 to 4 */
+        v[i] = test_rng_range(&r, 0, 3) ? 0.5 * (double)test_rng_range(&r, 0, 24)
+                                        : ((double)test_rng_range(&r, 0, 4) + 1) * 4.0 / 3.0 - 1;
+    write_one_column("m.h5", "mp", DATUM_STORE_F64_REPEATS, CHUNK, 30000, v, N);
+    hid_t f = H5Fopen("m.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    read_values(f, "results/mp", H5T_NATIVE_DOUBLE, back);
+    assert_memory_equal(back, v, N * sizeof *v);
+    hid_t ds = H5Dopen2(f, "results/mp", H5P_DEFAULT), type = H5Dget_type(ds);
+    assert_true(H5Tequal(type, H5T_IEEE_F64LE) > 0);
+    hsize_t offset = 0, stored = 0;
+    assert_true(H5Dget_chunk_storage_size(ds, &offset, &stored) >= 0);
+    size_t cap = io_huffman_zlib_bound(8 * CHUNK);
+    unsigned char *z = malloc(cap), *scratch = malloc(io_f64_zlib_scratch(CHUNK));
+    assert_true(z && scratch);
+    assert_int_equal(stored, io_f64_zlib_compress(NULL, v, CHUNK, scratch, z, cap));
+    assert_true(stored < CHUNK * 2); /* 34 values: under 2 bytes a value */
+    H5Tclose(type);
+    H5Dclose(ds);
+    H5Fclose(f);
+    free(z);
+    free(scratch);
+    free(v);
+    free(back);
 }
 
 static void test_abort(void **state)
@@ -310,6 +353,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunked_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_int8_entropy_coded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_f64_repeats, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };

@@ -228,6 +228,71 @@ static void test_pairs_accumulate_raw(void **state)
     assert_true(raw[3] == -5);
 }
 
+/* Matchpoints' pair totals, on 1 and on 2 threads (two threads from 65 536
+ * rows), against the sums made here row by row: bit for bit, with fractions
+ * whose sums depend on their order. */
+static void test_pairs_accumulate_mp(void **state)
+{
+    enum { FIELDS = 20000, PAIRS = 700 };
+    test_rng r = test_rng_seeded("test_pairs_accumulate_mp", 12);
+    uint64_t *offset = malloc((FIELDS + 1) * sizeof *offset);
+    double *field_top = malloc(FIELDS * sizeof *field_top);
+    assert_true(offset && field_top);
+    offset[0] = 0;
+    for (size_t f = 0; f < FIELDS; f++) {
+        offset[f + 1] = offset[f] + (uint64_t)test_rng_range(&r, 1, 13);
+        field_top[f] = (double)test_rng_range(&r, 0, 30) / 3.0;
+    }
+    size_t rows = offset[FIELDS];
+    assert_true(rows >= 65536);
+    int32_t *ns = malloc(rows * sizeof *ns), *ew = malloc(rows * sizeof *ew);
+    double *ns_mp = malloc(rows * sizeof *ns_mp), *ew_mp = malloc(rows * sizeof *ew_mp);
+    assert_true(ns && ew && ns_mp && ew_mp);
+    for (size_t i = 0; i < rows; i++) {
+        ns[i] = (int32_t)test_rng_range(&r, 0, PAIRS - 1);
+        ew[i] = (int32_t)((ns[i] + test_rng_range(&r, 1, PAIRS - 1)) % PAIRS);
+        ns_mp[i] = (double)test_rng_range(&r, 0, 100) / 7.0;
+        ew_mp[i] = (double)test_rng_range(&r, 0, 100) / 11.0;
+    }
+    double want_mp[PAIRS] = {0}, want_top[PAIRS] = {0};
+    int64_t want_boards[PAIRS] = {0}, want_ns[PAIRS] = {0};
+    for (size_t f = 0; f < FIELDS; f++)
+        for (uint64_t i = offset[f]; i < offset[f + 1]; i++) {
+            want_mp[ns[i]] += ns_mp[i];
+            want_mp[ew[i]] += ew_mp[i];
+            want_top[ns[i]] += field_top[f];
+            want_top[ew[i]] += field_top[f];
+            want_boards[ns[i]]++;
+            want_boards[ew[i]]++;
+            want_ns[ns[i]]++;
+        }
+    for (int threads = 1; threads <= 2; threads++) {
+        double mp[PAIRS] = {0}, top[PAIRS] = {0};
+        int64_t boards[PAIRS] = {0}, ns_boards[PAIRS] = {0};
+        /* In two calls, as two chunks: the sums carry on. */
+        datum_pairs_accumulate_mp(FIELDS / 2, offset, ns, ew, ns_mp, ew_mp, field_top, mp, top,
+                                  boards, ns_boards, threads);
+        uint64_t *rest = malloc((FIELDS / 2 + 1) * sizeof *rest);
+        assert_non_null(rest);
+        for (size_t f = 0; f <= FIELDS / 2; f++) rest[f] = offset[FIELDS / 2 + f] - offset[FIELDS / 2];
+        size_t first = offset[FIELDS / 2];
+        datum_pairs_accumulate_mp(FIELDS / 2, rest, ns + first, ew + first, ns_mp + first,
+                                  ew_mp + first, field_top + FIELDS / 2, mp, top, boards, ns_boards,
+                                  threads);
+        assert_memory_equal(mp, want_mp, sizeof mp);
+        assert_memory_equal(top, want_top, sizeof top);
+        assert_memory_equal(boards, want_boards, sizeof boards);
+        assert_memory_equal(ns_boards, want_ns, sizeof ns_boards);
+        free(rest);
+    }
+    free(offset);
+    free(field_top);
+    free(ns);
+    free(ew);
+    free(ns_mp);
+    free(ew_mp);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Barking and the teams match of seed 002                                  */
 
@@ -829,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_butler_board6),
         cmocka_unit_test(test_cross_board6),
         cmocka_unit_test(test_pairs_accumulate_raw),
+        cmocka_unit_test(test_pairs_accumulate_mp),
         cmocka_unit_test(test_barking_and_teams_one_pass),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_one_pass_equals_separate_passes),
