@@ -23,10 +23,17 @@
 #include <string.h>
 #include <omp.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Dictionaries: interned names, then renumbered in byte order              */
+
+/* A slot of a dictionary's hash table: the id + 1 of a name (0: empty)
+ * and bits of its hash, which settle most mismatches without reading it. */
+typedef struct {
+    uint32_t id1, tag;
+} dict_slot;
 
 typedef struct {
     char *bytes; /* the names, NUL-terminated one after another */
@@ -34,25 +41,44 @@ typedef struct {
     size_t *start; /* start of name id in bytes */
     uint32_t n;
     size_t start_cap;
-    uint32_t *slot; /* open addressing: id + 1, 0 for an empty slot */
+    dict_slot *slot; /* open addressing */
     size_t n_slots;
     const char **sorted; /* after dict_sort: names in byte order */
     uint32_t *rank;      /* after dict_sort: id -> index in sorted */
 } dict;
 
-static uint64_t hash_name(const char *s)
+/* A hash of s[0..len), a word at a time (names are short: pair numbers,
+ * events); it places names in the table only, never decides an id. */
+static uint64_t hash_name(const char *s, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
+    uint64_t h = (uint64_t)len * 0x9e3779b97f4a7c15ull, w;
+    for (; len >= 8; s += 8, len -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    if (len > 0) {
+        w = 0;
+        memcpy(&w, s, len);
+        h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
 }
 
-/* Inserts id into the hash table (which has room). */
-static void dict_place(dict *d, uint32_t id)
+/* The length of name id. */
+static size_t name_len(const dict *d, uint32_t id)
 {
-    size_t i = hash_name(d->bytes + d->start[id]) & (d->n_slots - 1);
-    while (d->slot[i]) i = (i + 1) & (d->n_slots - 1);
-    d->slot[i] = id + 1;
+    return (id + 1 < d->n ? d->start[id + 1] : d->len) - d->start[id] - 1;
+}
+
+/* Inserts id, of hash h, into the hash table (which has room). */
+static void dict_place(dict *d, uint32_t id, uint64_t h)
+{
+    size_t i = h & (d->n_slots - 1);
+    while (d->slot[i].id1) i = (i + 1) & (d->n_slots - 1);
+    d->slot[i] = (dict_slot){id + 1, (uint32_t)(h >> 32)};
 }
 
 /* Keeps the table at most half full; rehashes into twice the slots. */
@@ -60,35 +86,41 @@ static int dict_grow_table(datum_ctx *ctx, dict *d)
 {
     if ((size_t)d->n + 1 <= d->n_slots / 2) return DATUM_OK;
     size_t n_slots = d->n_slots ? d->n_slots * 2 : 64;
-    uint32_t *slot = datum_calloc(ctx, n_slots, sizeof *slot);
+    dict_slot *slot = datum_calloc(ctx, n_slots, sizeof *slot);
     if (!slot) return DATUM_E_NOMEM;
     datum_free(d->slot);
     d->slot = slot;
     d->n_slots = n_slots;
-    for (uint32_t id = 0; id < d->n; id++) dict_place(d, id);
+    for (uint32_t id = 0; id < d->n; id++)
+        dict_place(d, id, hash_name(d->bytes + d->start[id], name_len(d, id)));
     return DATUM_OK;
 }
 
-/* The id of name s, adding it if new. */
-static int dict_intern(datum_ctx *ctx, dict *d, const char *s, uint32_t *id)
+/* The id of name s (of length len), adding it if new. */
+static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
 {
     int rc = dict_grow_table(ctx, d);
     if (rc != DATUM_OK) return rc;
-    size_t i = hash_name(s) & (d->n_slots - 1), len = strlen(s) + 1;
-    for (; d->slot[i]; i = (i + 1) & (d->n_slots - 1))
-        if (strcmp(d->bytes + d->start[d->slot[i] - 1], s) == 0) {
-            *id = d->slot[i] - 1;
+    uint64_t h = hash_name(s, len);
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t i = h & (d->n_slots - 1);
+    for (; d->slot[i].id1; i = (i + 1) & (d->n_slots - 1)) {
+        uint32_t at = d->slot[i].id1 - 1;
+        if (d->slot[i].tag == tag && name_len(d, at) == len &&
+            memcmp(d->bytes + d->start[at], s, len) == 0) {
+            *id = at;
             return DATUM_OK;
         }
+    }
     if (d->n == INT32_MAX)
         return datum_ctx_fail(ctx, DATUM_E_INPUT, "more than 2^31-1 distinct names");
-    if ((rc = datum_reserve(ctx, &d->bytes, &d->bytes_cap, d->len + len, 1)) != DATUM_OK) return rc;
+    if ((rc = datum_reserve(ctx, &d->bytes, &d->bytes_cap, d->len + len + 1, 1)) != DATUM_OK) return rc;
     rc = datum_reserve(ctx, &d->start, &d->start_cap, (size_t)d->n + 1, sizeof *d->start);
     if (rc != DATUM_OK) return rc;
-    memcpy(d->bytes + d->len, s, len);
+    memcpy(d->bytes + d->len, s, len + 1);
     d->start[d->n] = d->len;
-    d->len += len;
-    d->slot[i] = d->n + 1;
+    d->len += len + 1;
+    d->slot[i] = (dict_slot){d->n + 1, tag};
     *id = d->n++;
     return DATUM_OK;
 }
@@ -235,16 +267,23 @@ static void note_ranges(worker *im, const row *r)
  * come in blocks): compared first, hashed only when it changed. */
 static int intern_repeated(worker *im, dict *d, const char *s, uint32_t *last, uint32_t *id)
 {
-    if (*last < d->n && strcmp(d->bytes + d->start[*last], s) == 0) {
+    size_t len = strlen(s);
+    if (*last < d->n && name_len(d, *last) == len && memcmp(d->bytes + d->start[*last], s, len) == 0) {
         *id = *last;
         return DATUM_OK;
     }
-    int rc = dict_intern(im->im->ctx, d, s, id);
+    int rc = dict_intern(im->im->ctx, d, s, len, id);
     if (rc == DATUM_OK) *last = *id;
     return rc;
 }
 
 static int spill_run(worker *w);
+
+/* The id of the NUL-terminated name s in d, adding it if new. */
+static int intern(datum_ctx *ctx, dict *d, const char *s, uint32_t *id)
+{
+    return dict_intern(ctx, d, s, strlen(s), id);
+}
 
 /* Adds a row read from src to the run, spilling the run first when it is
  * full. */
@@ -255,20 +294,21 @@ static int add_row(worker *im, const io_row_source *src, uint32_t file, const io
     int rc = DATUM_OK;
     if (im->run_cap == 0) return DATUM_OK; /* reading again for the error only */
     if (im->n == im->run_cap && (rc = spill_run(im)) != DATUM_OK) return rc;
-    if ((rc = datum_reserve(ctx, &im->rows, &im->rows_cap, im->n + 1, sizeof *im->rows)) != DATUM_OK)
+    if (im->n == im->rows_cap &&
+        (rc = datum_reserve(ctx, &im->rows, &im->rows_cap, im->n + 1, sizeof *im->rows)) != DATUM_OK)
         return rc;
     row *r = &im->rows[im->n];
     if ((rc = intern_repeated(im, &d[IO_D_EVENTS], in->event, &im->last_event, &r->event)) != DATUM_OK ||
         (rc = intern_repeated(im, &d[IO_D_SECTIONS], in->section, &im->last_section,
                               &r->section)) != DATUM_OK ||
-        (rc = dict_intern(ctx, &d[IO_D_PAIRS], in->ns_pair, &r->ns_pair)) != DATUM_OK ||
-        (rc = dict_intern(ctx, &d[IO_D_PAIRS], in->ew_pair, &r->ew_pair)) != DATUM_OK)
+        (rc = intern(ctx, &d[IO_D_PAIRS], in->ns_pair, &r->ns_pair)) != DATUM_OK ||
+        (rc = intern(ctx, &d[IO_D_PAIRS], in->ew_pair, &r->ew_pair)) != DATUM_OK)
         return rc;
     r->ns_team = r->ew_team = r->match = NO_TEAM;
     if (in->match &&
-        ((rc = dict_intern(ctx, &d[IO_D_TEAMS], in->ns_team, &r->ns_team)) != DATUM_OK ||
-         (rc = dict_intern(ctx, &d[IO_D_TEAMS], in->ew_team, &r->ew_team)) != DATUM_OK ||
-         (rc = dict_intern(ctx, &d[IO_D_MATCHES], in->match, &r->match)) != DATUM_OK))
+        ((rc = intern(ctx, &d[IO_D_TEAMS], in->ns_team, &r->ns_team)) != DATUM_OK ||
+         (rc = intern(ctx, &d[IO_D_TEAMS], in->ew_team, &r->ew_team)) != DATUM_OK ||
+         (rc = intern(ctx, &d[IO_D_MATCHES], in->match, &r->match)) != DATUM_OK))
         return rc;
     r->board = in->board;
     r->table = in->table;
@@ -280,7 +320,7 @@ static int add_row(worker *im, const io_row_source *src, uint32_t file, const io
     r->method = src->has_published ? in->published_method : DATUM_PUBLISHED_NONE;
     r->deal = NO_DEAL;
     if (src->has_deals && in->deal &&
-        (rc = dict_intern(ctx, &im->deals, in->deal, &r->deal)) != DATUM_OK)
+        (rc = intern(ctx, &im->deals, in->deal, &r->deal)) != DATUM_OK)
         return rc;
     if (src->has_published || src->has_published_percent || im->figures) {
         /* The first row with figures gives the run its column; the rows
@@ -1171,7 +1211,8 @@ static int merge_dictionaries(importer *im)
             uint32_t **map = k < IO_N_DICTS ? &w->final[k] : &w->final_deal;
             if (!(*map = datum_malloc(ctx, from->n + 1, sizeof **map))) rc = DATUM_E_NOMEM;
             for (uint32_t id = 0; id < from->n && rc == DATUM_OK; id++)
-                rc = dict_intern(ctx, to, from->bytes + from->start[id], &(*map)[id]);
+                rc = dict_intern(ctx, to, from->bytes + from->start[id], name_len(from, id),
+                                 &(*map)[id]);
         }
     }
     for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++) rc = dict_sort(ctx, &im->dict[k]);
@@ -1403,6 +1444,33 @@ static void worker_free(worker *w)
     datum_free(w->order);
 }
 
+/* The phases of an import: wall and process CPU seconds at its steps,
+ * printed on stderr when DATUM_IMPORT_PHASES is set (scripts/bench-import
+ * shows where the time goes; nothing else reads it). */
+enum { PHASE_START, PHASE_PLANNED, PHASE_READ, PHASE_SORTED, PHASE_WRITTEN, N_PHASES };
+typedef struct {
+    double wall[N_PHASES], cpu[N_PHASES];
+} phases;
+
+static void phase_mark(phases *p, int at)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    p->wall[at] = omp_get_wtime();
+    p->cpu[at] = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void phases_report(const phases *p)
+{
+    static const char *const name[N_PHASES] = {"", "plan", "read", "last runs", "merge and write"};
+    if (!getenv("DATUM_IMPORT_PHASES")) return;
+    fprintf(stderr, "import phases (wall/CPU seconds):");
+    for (int i = PHASE_PLANNED; i < N_PHASES; i++)
+        fprintf(stderr, " %s %.2f/%.2f", name[i], p->wall[i] - p->wall[i - 1],
+                p->cpu[i] - p->cpu[i - 1]);
+    fprintf(stderr, "\n");
+}
+
 /* Imports the rows of the paths into out_path; io gives the formats, the
  * budget and the PBN options. */
 static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
@@ -1437,8 +1505,12 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                                  .last_event = UINT32_MAX, .last_section = UINT32_MAX};
     }
     uint64_t split = io->split_bytes ? io->split_bytes : SPLIT_MIN_BYTES;
+    phases ph;
+    phase_mark(&ph, PHASE_START);
     if (rc == DATUM_OK) rc = plan_parts(&im, n_paths, io->format, threads, split, &parts, &n_parts);
+    phase_mark(&ph, PHASE_PLANNED);
     if (rc == DATUM_OK) rc = read_parts(&im, parts, n_parts, &pbn);
+    phase_mark(&ph, PHASE_READ);
     gather_workers(&im);
     if (rc == DATUM_OK && im.n_rows == 0)
         rc = datum_ctx_fail(ctx, DATUM_E_INPUT, "no results in the input (only headers%s)",
@@ -1459,7 +1531,10 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
         datum_free(w->order);
         w->rows = NULL, w->order = NULL, w->rows_cap = 0;
     }
+    phase_mark(&ph, PHASE_SORTED);
     if (rc == DATUM_OK) rc = write_archive(&im, &o);
+    phase_mark(&ph, PHASE_WRITTEN);
+    if (rc == DATUM_OK) phases_report(&ph);
     io->n_computed = pbn.n_computed;
     io->n_runs = im.n_runs;
     io->n_sitouts = im.n_sitouts;

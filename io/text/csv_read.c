@@ -438,6 +438,11 @@ struct io_results_reader {
     csv_file *csv;
     size_t col[N_KNOWN]; /* field index of each known column; SIZE_MAX if absent */
     uint64_t n_sitouts;  /* sit-out rows skipped */
+    /* The last date parsed and its value (rows come in events, each on one
+     * date); last_date_len 0: none (an empty cell is no date). */
+    char last_date[16];
+    size_t last_date_len;
+    int32_t last_days;
 };
 
 /* Quotes a value for a message: at most 40 bytes, control characters as '?'. */
@@ -496,6 +501,25 @@ static int parse_text(const csv_file *c, size_t i, int allow_empty, const char *
     if (!c->ascii && !io_utf8_valid(s, n)) return csv_fail(c, i, "not valid UTF-8");
     *out = s;
     return DATUM_OK;
+}
+
+/* The row's date (parse_date), the last one's value when it is spelled
+ * the same. */
+static int parse_row_date(io_results_reader *r, int32_t *out)
+{
+    const csv_file *c = r->csv;
+    size_t i = r->col[K_DATE], n = field_len(c, i);
+    if (n > 0 && n == r->last_date_len && memcmp(field(c, i), r->last_date, n) == 0) {
+        *out = r->last_days;
+        return DATUM_OK;
+    }
+    int rc = parse_date(c, i, out);
+    if (rc == DATUM_OK && n < sizeof r->last_date) {
+        memcpy(r->last_date, field(c, i), n);
+        r->last_date_len = n;
+        r->last_days = *out;
+    }
+    return rc;
 }
 
 static int parse_adjusted(const csv_file *c, size_t i, uint8_t *out)
@@ -573,7 +597,7 @@ static int read_row(io_results_reader *r, io_result_row *row)
     memset(row, 0, sizeof *row);
     row->line = c->record_line;
     if ((rc = parse_text(c, col[K_EVENT], 0, &row->event)) != DATUM_OK ||
-        (rc = parse_date(c, col[K_DATE], &row->date)) != DATUM_OK ||
+        (rc = parse_row_date(r, &row->date)) != DATUM_OK ||
         (rc = parse_text(c, col[K_SECTION], 1, &row->section)) != DATUM_OK ||
         (rc = parse_int(c, col[K_BOARD], 1, INT32_MAX, &row->board)) != DATUM_OK ||
         (rc = parse_int(c, col[K_TABLE], 0, INT32_MAX, &row->table)) != DATUM_OK ||
