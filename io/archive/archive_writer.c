@@ -21,12 +21,13 @@ _Static_assert((int)DATUM_DICT_EVENTS == IO_D_EVENTS && (int)DATUM_DICT_SECTIONS
  * one HDF5 chunk, so that every write is a whole chunk, compressed once.
  * When its filters are ones h5chunk.c reproduces (always, for the filters
  * the writer sets), full chunks are converted to the file's type and held
- * until HELD_CHUNKS of them are ready, then compressed by our threads with
+ * until HELD_CHUNKS of them are ready (small chunks: HELD_BYTES of them),
+ * then compressed by our threads with
  * libdeflate and written as they are (io_chunked_write): HDF5's own deflate
  * ran on the one writing thread. Each chunk is compressed alone and the
  * chunks go to the file in the same order for any number of threads, so
  * the file does not depend on it. */
-enum { HELD_CHUNKS = 2 };
+enum { HELD_CHUNKS = 2, HELD_BYTES = 1 << 20 };
 typedef struct {
     hid_t ds;
     const char *path; /* for messages */
@@ -38,7 +39,8 @@ typedef struct {
     int direct;               /* 1: chunks go through codec */
     io_chunked codec;         /* its filters, when direct */
     unsigned char *held;      /* held chunks, in the file's type (direct) */
-    size_t n_held, held_cap;  /* chunks held, room */
+    size_t n_held, held_max;  /* chunks held, and held at most */
+    size_t held_cap;          /* room in held, chunks */
     uint64_t held_first;      /* chunk number of held[0] */
 } column;
 
@@ -182,9 +184,8 @@ static int open_column(datum_archive_writer *w, column *c, const io_dataset_desc
     int little_endian = *(const unsigned char *)&one == 1; /* the file types are little-endian */
     c->direct = little_endian && io_chunked_open(c->ds, &c->codec) == 0 &&
                 c->codec.chunk == (hsize_t)c->chunk;
-    c->held_cap = HELD_CHUNKS;
-    if (c->direct && !(c->held = datum_malloc(w->ctx, c->held_cap, c->chunk * c->codec.elem)))
-        return DATUM_E_NOMEM;
+    size_t bytes = c->chunk * (c->direct ? c->codec.elem : 1);
+    c->held_max = HELD_BYTES / bytes > HELD_CHUNKS ? HELD_BYTES / bytes : HELD_CHUNKS;
     return DATUM_OK;
 }
 
@@ -287,13 +288,20 @@ static void to_file_type(const column *c, unsigned char *out)
 static int flush(datum_archive_writer *w, column *c, int at_end)
 {
     if (c->direct) {
+        size_t bytes = c->chunk * c->codec.elem;
+        if (c->n > 0 && c->n_held == c->held_cap) { /* room for twice as many, up to held_max */
+            size_t cap = c->held_cap ? 2 * c->held_cap : 1;
+            if (cap > c->held_max) cap = c->held_max;
+            if (datum_resize(w->ctx, &c->held, cap, bytes) != DATUM_OK) return DATUM_E_NOMEM;
+            c->held_cap = cap;
+        }
         if (c->n > 0) {
-            to_file_type(c, c->held + c->n_held * c->chunk * c->codec.elem);
+            to_file_type(c, c->held + c->n_held * bytes);
             c->n_held++;
             c->written += c->n;
             c->n = 0;
         }
-        return c->n_held == c->held_cap || at_end ? write_held(w, c) : DATUM_OK;
+        return c->n_held == c->held_max || at_end ? write_held(w, c) : DATUM_OK;
     }
     if (c->n == 0) return DATUM_OK;
     if (io_h5_append(c->ds, io_kind_memtype(c->kind), c->written, c->n, c->buf) < 0)

@@ -222,6 +222,9 @@ typedef struct {
     published *figures;
     size_t n, rows_cap, figures_cap, run_cap; /* run_cap: its share of the budget */
     uint32_t *order; /* after sort_run: the run's rows in order */
+    uint64_t *keys;  /* sort_run's scratch: keys, and the radix sort's second order */
+    uint32_t *idx2;
+    size_t order_cap, keys_cap, idx2_cap;
     uint32_t last_event, last_section; /* ids of the last row's names: rows come in events */
     /* After all is read: each id's final rank (deals: its global id). */
     uint32_t *final[IO_N_DICTS], *final_deal;
@@ -498,9 +501,10 @@ static int sort_run(worker *im)
     if (rc == DATUM_OK) rc = dict_sort(ctx, &im->dict[IO_D_SECTIONS]);
     if (rc != DATUM_OK) return rc;
     const uint32_t *er = im->dict[IO_D_EVENTS].rank, *sr = im->dict[IO_D_SECTIONS].rank;
-    datum_free(im->order);
-    im->order = datum_malloc(ctx, n + 1, sizeof *im->order);
-    if (!im->order) return DATUM_E_NOMEM;
+    /* The buffers stay from run to run (the budget counts them): fresh
+     * pages would be cleared by the kernel for every run. */
+    if (datum_reserve(ctx, &im->order, &im->order_cap, n + 1, sizeof *im->order) != DATUM_OK)
+        return DATUM_E_NOMEM;
     for (size_t i = 0; i < n; i++) im->order[i] = (uint32_t)i;
     int32_t max_board = 1, max_table = 0;
     for (size_t i = 0; i < n; i++) {
@@ -514,18 +518,24 @@ static int sort_run(worker *im)
         qsort(im->order, n, sizeof *im->order, compare_order);
         return DATUM_OK;
     }
-    uint64_t *key = datum_malloc(ctx, 2 * n + 2, sizeof *key);
-    uint32_t *idx2 = datum_malloc(ctx, n + 1, sizeof *idx2);
-    if (!key || !idx2) rc = DATUM_E_NOMEM;
-    for (size_t i = 0; rc == DATUM_OK && i < n; i++) {
+    if (datum_reserve(ctx, &im->keys, &im->keys_cap, 2 * n + 2, sizeof *im->keys) != DATUM_OK ||
+        datum_reserve(ctx, &im->idx2, &im->idx2_cap, n + 1, sizeof *im->idx2) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    uint64_t *key = im->keys;
+    uint32_t *idx2 = im->idx2;
+    int in_order = 1;
+    for (size_t i = 0; i < n; i++) {
         const row *r = &im->rows[i];
         key[i] = ((((uint64_t)er[r->event] << sb | sr[r->section]) << bb | (uint64_t)r->board)
                   << tb) |
                  (uint64_t)r->table;
+        in_order &= i == 0 || key[i] >= key[i - 1];
     }
-    if (rc == DATUM_OK && n > 0) {
+    if (n > 0) {
         uint64_t *k = key;
-        if (radix_sort(key, im->order, key + n + 1, idx2, n, eb + sb + bb + tb)) {
+        /* A run in order already (an export, most scoring programs' files)
+         * is not sorted again. */
+        if (!in_order && radix_sort(key, im->order, key + n + 1, idx2, n, eb + sb + bb + tb)) {
             memcpy(im->order, idx2, n * sizeof *idx2);
             k = key + n + 1;
         }
@@ -538,9 +548,7 @@ static int sort_run(worker *im)
             }
         }
     }
-    datum_free(key);
-    datum_free(idx2);
-    return rc;
+    return DATUM_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -889,8 +897,14 @@ typedef struct {
     size_t field_n, field_cap, figures_cap;
     seat *seats;
     size_t seats_cap;
-    batch b;
-    size_t batch_cap, batch_fields, batch_rows;
+    /* Two batches: while the writer takes one (a task on the other thread,
+     * when there are two), the merge fills the other. */
+    batch b[2];
+    datum_chunk chunk[2];
+    size_t cap[2], batch_fields, batch_rows;
+    int filling;       /* the batch being filled */
+    int writing;       /* 1: a task is appending the other batch */
+    int written_rc;    /* what that task returned */
     deal_slot *deals; /* open addressing, at most half full */
     size_t deals_slots, deals_used;
     uint32_t deals_event;
@@ -991,13 +1005,32 @@ static void batch_chunk(const importer *im, batch *b, size_t n_fields, size_t n_
                        .field_deal_set = im->has_deals ? b->deal_set : NULL};
 }
 
+/* Waits for the task appending the last batch: what it returned. */
+static int wait_writer(sink *s)
+{
+    if (!s->writing) return DATUM_OK;
+#pragma omp taskwait
+    s->writing = 0;
+    return s->written_rc;
+}
+
+/* Hands the batch being filled to the writer, as a task that another thread
+ * of the team runs while the merge goes on (at once, without a team), and
+ * fills the other batch from now on. The writer gets the same batches in
+ * the same order either way: one at a time, each after the last. */
 static int flush_batch(sink *s)
 {
     if (s->batch_fields == 0) return DATUM_OK;
-    datum_chunk c;
-    batch_chunk(s->im, &s->b, s->batch_fields, s->batch_rows, &c);
+    int rc = wait_writer(s);
+    if (rc != DATUM_OK) return rc;
+    datum_chunk *c = &s->chunk[s->filling];
+    batch_chunk(s->im, &s->b[s->filling], s->batch_fields, s->batch_rows, c);
     s->batch_fields = s->batch_rows = 0;
-    return datum_archive_writer_append(s->w, &c);
+    s->filling ^= 1;
+    s->writing = 1;
+#pragma omp task default(none) firstprivate(s, c)
+    s->written_rc = datum_archive_writer_append(s->w, c);
+    return DATUM_OK;
 }
 
 /* 1 if a pair sits twice in the field rows[0..n): a pass with stamps,
@@ -1027,14 +1060,14 @@ static int finish_field(sink *s)
     if (rc == DATUM_OK) rc = check_teams(im, rows, n, s->seats);
     if (rc == DATUM_OK && im->has_deals && (rc = field_deal(im, rows, n, &deal)) == DATUM_OK)
         rc = deal_set_of(s, rows[0].event, rows[0].board, deal, rows[0].section, &set);
-    if (rc == DATUM_OK && s->batch_rows + n > s->batch_cap) rc = flush_batch(s);
-    if (rc == DATUM_OK && n > s->batch_cap) { /* a field larger than a batch: a batch of its own */
-        batch_free(&s->b);
-        s->batch_cap = n;
-        rc = batch_alloc(im->ctx, &s->b, n);
+    if (rc == DATUM_OK && s->batch_rows + n > s->cap[s->filling]) rc = flush_batch(s);
+    if (rc == DATUM_OK && n > s->cap[s->filling]) { /* a field larger than a batch: a batch of its own */
+        batch_free(&s->b[s->filling]);
+        s->cap[s->filling] = n;
+        rc = batch_alloc(im->ctx, &s->b[s->filling], n);
     }
     if (rc != DATUM_OK) return rc;
-    batch *b = &s->b;
+    batch *b = &s->b[s->filling];
     size_t f = s->batch_fields, at = s->batch_rows;
     b->event[f] = rows[0].event;
     b->section[f] = rows[0].section;
@@ -1090,7 +1123,8 @@ static void sink_free(sink *s)
     datum_free(s->seats);
     datum_free(s->deals);
     datum_free(s->pair_seen);
-    batch_free(&s->b);
+    batch_free(&s->b[0]);
+    batch_free(&s->b[1]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1161,8 +1195,9 @@ static int merge(importer *im, cursor *cur, size_t k, sink *s)
     }
     if (rc == DATUM_OK) rc = finish_field(s);
     if (rc == DATUM_OK) rc = flush_batch(s);
+    int written = wait_writer(s); /* on every path: the task uses s */
     datum_free(heap);
-    return rc;
+    return rc != DATUM_OK ? rc : written;
 }
 
 /* The cursors of the runs: the workers' runs in memory when none was
@@ -1226,12 +1261,13 @@ static int merge_dictionaries(importer *im)
 static int write_archive(importer *im, const datum_write_options *opt)
 {
     datum_archive_plan plan = exact_plan(im);
-    sink s = {.im = im, .batch_cap = BATCH_ROWS, .deals_event = UINT32_MAX};
+    sink s = {.im = im, .cap = {BATCH_ROWS, BATCH_ROWS}, .deals_event = UINT32_MAX};
     cursor *cur = NULL;
     size_t k = 0;
     int rc = merge_dictionaries(im);
     if (rc == DATUM_OK) rc = open_cursors(im, &cur, &k);
-    if (rc == DATUM_OK) rc = batch_alloc(im->ctx, &s.b, s.batch_cap);
+    if (rc == DATUM_OK) rc = batch_alloc(im->ctx, &s.b[0], s.cap[0]);
+    if (rc == DATUM_OK) rc = batch_alloc(im->ctx, &s.b[1], s.cap[1]);
     if (rc == DATUM_OK &&
         !(s.pair_seen = datum_calloc(im->ctx, im->dict[IO_D_PAIRS].n + 1, sizeof *s.pair_seen)))
         rc = DATUM_E_NOMEM;
@@ -1239,7 +1275,13 @@ static int write_archive(importer *im, const datum_write_options *opt)
     for (int d = 0; d < IO_N_DICTS && rc == DATUM_OK; d++)
         if (io_has_dict(d, im->has_teams))
             rc = datum_archive_writer_dict(s.w, (datum_dict)d, im->dict[d].sorted, im->dict[d].n);
-    if (rc == DATUM_OK) rc = merge(im, cur, k, &s);
+    /* The merge on one thread, the writer's tasks on another. */
+    int threads = datum_ctx_threads(im->ctx) > 1 ? 2 : 1;
+    if (rc == DATUM_OK) {
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+        rc = merge(im, cur, k, &s);
+    }
     if (rc == DATUM_OK) rc = datum_archive_writer_commit(&s.w);
     datum_archive_writer_abort(&s.w);
     close_cursors(cur, k);
@@ -1442,6 +1484,8 @@ static void worker_free(worker *w)
     datum_free(w->rows);
     datum_free(w->figures);
     datum_free(w->order);
+    datum_free(w->keys);
+    datum_free(w->idx2);
 }
 
 /* The phases of an import: wall and process CPU seconds at its steps,
@@ -1529,7 +1573,10 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
         worker *w = &im.workers[i];
         datum_free(w->rows);
         datum_free(w->order);
-        w->rows = NULL, w->order = NULL, w->rows_cap = 0;
+        datum_free(w->keys);
+        datum_free(w->idx2);
+        w->rows = NULL, w->order = NULL, w->keys = NULL, w->idx2 = NULL;
+        w->rows_cap = w->order_cap = w->keys_cap = w->idx2_cap = 0;
     }
     phase_mark(&ph, PHASE_SORTED);
     if (rc == DATUM_OK) rc = write_archive(&im, &o);
