@@ -1306,7 +1306,8 @@ io_row_source_open io_format_source(int format)
  * many parts (datum_import_options.split_bytes). */
 #define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
 
-/* Counts the line feeds and quotes in bytes begin..end-1 of f. */
+/* Counts the line feeds in bytes begin..end-1 of f, and its blocks with a
+ * quote (*quotes > 0: there is one). */
 static int count_bytes(datum_ctx *ctx, const char *path, uint64_t begin, uint64_t end,
                        uint64_t *lines, uint64_t *quotes)
 {
@@ -1324,13 +1325,14 @@ static int count_bytes(datum_ctx *ctx, const char *path, uint64_t begin, uint64_
             rc = io_fail_errno(ctx, DATUM_E_IO, ferror(f) ? errno : EIO, "cannot read %s", path);
             break;
         }
-        uint64_t nl = 0, q = 0;
-        for (size_t i = 0; i < got; i++) {
-            nl += buf[i] == '\n';
-            q += buf[i] == '"';
+        /* memchr from line feed to line feed: the C library's vector search,
+         * several times faster than a loop over the bytes. */
+        const unsigned char *p = buf, *stop = buf + got;
+        while ((p = memchr(p, '\n', (size_t)(stop - p))) != NULL) {
+            ++*lines;
+            p++;
         }
-        *lines += nl;
-        *quotes += q;
+        *quotes += memchr(buf, '"', got) != NULL; /* whether there is one is enough */
         at += got;
     }
     if (f) fclose(f);
