@@ -67,6 +67,29 @@ static uint64_t hash_name(const char *s, size_t len)
     return h ^ (h >> 29);
 }
 
+/* 1 if a[0..len) and b[0..len) are the same bytes. Names are short: they
+ * are compared a word at a time (the last word overlapping the one before),
+ * not by a call of memcmp. */
+static int same_bytes(const char *a, const char *b, size_t len)
+{
+    if (len >= 8) {
+        uint64_t x, y;
+        for (size_t i = 0; i + 8 < len; i += 8) {
+            memcpy(&x, a + i, 8), memcpy(&y, b + i, 8);
+            if (x != y) return 0;
+        }
+        memcpy(&x, a + len - 8, 8), memcpy(&y, b + len - 8, 8);
+        return x == y;
+    }
+    if (len >= 4 && len < 8) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4), memcpy(&a1, a + len - 4, 4);
+        memcpy(&b0, b, 4), memcpy(&b1, b + len - 4, 4);
+        return a0 == b0 && a1 == b1;
+    }
+    return memcmp(a, b, len) == 0;
+}
+
 /* The length of name id. */
 static size_t name_len(const dict *d, uint32_t id)
 {
@@ -107,7 +130,7 @@ static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint3
     for (; d->slot[i].id1; i = (i + 1) & (d->n_slots - 1)) {
         uint32_t at = d->slot[i].id1 - 1;
         if (d->slot[i].tag == tag && name_len(d, at) == len &&
-            memcmp(d->bytes + d->start[at], s, len) == 0) {
+            same_bytes(d->bytes + d->start[at], s, len)) {
             *id = at;
             return DATUM_OK;
         }
@@ -271,7 +294,7 @@ static void note_ranges(worker *im, const row *r)
 static int intern_repeated(worker *im, dict *d, const char *s, uint32_t *last, uint32_t *id)
 {
     size_t len = strlen(s);
-    if (*last < d->n && name_len(d, *last) == len && memcmp(d->bytes + d->start[*last], s, len) == 0) {
+    if (*last < d->n && name_len(d, *last) == len && same_bytes(d->bytes + d->start[*last], s, len)) {
         *id = *last;
         return DATUM_OK;
     }

@@ -659,7 +659,8 @@ static int read_row(io_results_reader *r, io_result_row *row)
         (rc = parse_text(c, col[K_EW_PAIR], 1, &row->ew_pair)) != DATUM_OK)
         return rc;
     if (!*row->ns_pair || !*row->ew_pair) return sitout_row(r, row);
-    if (strcmp(row->ns_pair, row->ew_pair) == 0) {
+    size_t ns_len = field_len(c, col[K_NS_PAIR]);
+    if (ns_len == field_len(c, col[K_EW_PAIR]) && memcmp(row->ns_pair, row->ew_pair, ns_len) == 0) {
         char q[64];
         return csv_fail(c, col[K_EW_PAIR], "%s is also the NS pair",
                         quoted_value(row->ew_pair, q, sizeof q));
