@@ -1098,17 +1098,23 @@ static int finish_field(sink *s)
     b->deal_set[f] = set;
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
-        const published *p = &s->field_figures[i];
         b->table[at + i] = r->table;
         b->ns_pair[at + i] = (int32_t)r->ns_pair;
         b->ew_pair[at + i] = (int32_t)r->ew_pair;
         b->ns_score[at + i] = r->ns_score;
         b->date[at + i] = r->date;
         b->adjusted[at + i] = r->adjusted;
+    }
+    /* The columns the archive has (batch_chunk hands on no others). */
+    for (size_t i = 0; im->has_teams && i < n; i++) {
+        const row *r = &rows[i];
         b->ns_team[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->ns_team;
         b->ew_team[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->ew_team;
         b->match[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->match;
-        b->published_method[at + i] = r->method;
+    }
+    for (size_t i = 0; (im->has_published || im->has_published_percent) && i < n; i++) {
+        const published *p = &s->field_figures[i];
+        b->published_method[at + i] = rows[i].method;
         b->published_ns[at + i] = p->ns;
         b->published_ew[at + i] = p->ew;
         b->published_ns_percent[at + i] = p->ns_percent;
@@ -1130,8 +1136,9 @@ static int sink_row(sink *s, const row *r, const published *p)
     if (s->field_n > 0 && !same_field(&s->field[0], r) && (rc = finish_field(s)) != DATUM_OK)
         return rc;
     size_t need = s->field_n + 1, cap = s->field_cap;
-    if ((rc = datum_reserve(ctx, &s->field, &s->field_cap, need, sizeof *s->field)) != DATUM_OK ||
-        (rc = datum_reserve(ctx, &s->field_figures, &cap, need, sizeof *s->field_figures)) != DATUM_OK)
+    if (s->field_n == s->field_cap &&
+        ((rc = datum_reserve(ctx, &s->field, &s->field_cap, need, sizeof *s->field)) != DATUM_OK ||
+         (rc = datum_reserve(ctx, &s->field_figures, &cap, need, sizeof *s->field_figures)) != DATUM_OK))
         return rc;
     s->field[s->field_n] = *r;
     s->field_figures[s->field_n] = *p;
