@@ -18,15 +18,30 @@ _Static_assert((int)DATUM_DICT_EVENTS == IO_D_EVENTS && (int)DATUM_DICT_SECTIONS
                "a datum_dict is its /dict dataset's number");
 
 /* One dataset being written: its accepted values, and a buffer of exactly
- * one HDF5 chunk, so that every write is a whole chunk, compressed once. */
+ * one HDF5 chunk, so that every write is a whole chunk, compressed once.
+ * When its filters are ones h5chunk.c reproduces (always, for the filters
+ * the writer sets), full chunks are converted to the file's type and held
+ * until HELD_CHUNKS of them are ready (small chunks: HELD_BYTES of them),
+ * then compressed by our threads with
+ * libdeflate and written as they are (io_chunked_write): HDF5's own deflate
+ * ran on the one writing thread. Each chunk is compressed alone and the
+ * chunks go to the file in the same order for any number of threads, so
+ * the file does not depend on it. */
+enum { HELD_CHUNKS = 2, HELD_BYTES = 1 << 20 };
 typedef struct {
     hid_t ds;
     const char *path; /* for messages */
     int kind;         /* IO_KIND_*: the C type of the values handed in */
     int64_t lo, hi;   /* the values accepted */
     size_t chunk, n;  /* buffer capacity (the chunk length) and fill */
-    uint64_t written; /* elements in the dataset */
+    uint64_t written; /* elements in the dataset (held chunks included) */
     unsigned char *buf;
+    int direct;               /* 1: chunks go through codec */
+    io_chunked codec;         /* its filters, when direct */
+    unsigned char *held;      /* held chunks, in the file's type (direct) */
+    size_t n_held, held_max;  /* chunks held, and held at most */
+    size_t held_cap;          /* room in held, chunks */
+    uint64_t held_first;      /* chunk number of held[0] */
 } column;
 
 struct datum_archive_writer {
@@ -87,8 +102,14 @@ static void writer_free(datum_archive_writer *w)
 {
     if (w->file >= 0) io_h5_close_file(w->file); /* strong close: the datasets go too */
     io_temp_discard(&w->tmp);
-    for (int k = 0; k < IO_N_FIELD_COLS; k++) datum_free(w->field[k].buf);
-    for (int k = 0; k < IO_N_RESULT_COLS; k++) datum_free(w->row[k].buf);
+    for (int k = 0; k < IO_N_FIELD_COLS; k++) {
+        datum_free(w->field[k].buf);
+        datum_free(w->field[k].held);
+    }
+    for (int k = 0; k < IO_N_RESULT_COLS; k++) {
+        datum_free(w->row[k].buf);
+        datum_free(w->row[k].held);
+    }
     datum_free(w->seen);
     datum_free(w->field_date);
     datum_free(w->field_end);
@@ -158,7 +179,14 @@ static int open_column(datum_archive_writer *w, column *c, const io_dataset_desc
     c->ds = io_h5_create_growing(w->file, d, type, hint, &w->opt, &chunk);
     if (c->ds < 0) return io_failure(w, d->path);
     c->chunk = (size_t)chunk;
-    return (c->buf = datum_calloc(w->ctx, c->chunk, io_kind_size(c->kind))) ? DATUM_OK : DATUM_E_NOMEM;
+    if (!(c->buf = datum_calloc(w->ctx, c->chunk, io_kind_size(c->kind)))) return DATUM_E_NOMEM;
+    static const uint16_t one = 1;
+    int little_endian = *(const unsigned char *)&one == 1; /* the file types are little-endian */
+    c->direct = little_endian && io_chunked_open(c->ds, &c->codec) == 0 &&
+                c->codec.chunk == (hsize_t)c->chunk;
+    size_t bytes = c->chunk * (c->direct ? c->codec.elem : 1);
+    c->held_max = HELD_BYTES / bytes > HELD_CHUNKS ? HELD_BYTES / bytes : HELD_CHUNKS;
+    return DATUM_OK;
 }
 
 /* The values a column accepts: the format's rule narrowed by the plan and
@@ -211,9 +239,70 @@ static int start(datum_archive_writer *w)
     return rc;
 }
 
-/* Writes the buffered values of a column at its end. */
-static int flush(datum_archive_writer *w, column *c)
+/* Compresses and writes the held chunks. */
+static int write_held(datum_archive_writer *w, column *c)
 {
+    if (c->n_held == 0) return DATUM_OK;
+    hsize_t extent = c->written;
+    if (H5Dset_extent(c->ds, &extent) < 0) return io_failure(w, c->path);
+    int rc = io_chunked_write(w->ctx, &c->codec, c->held_first, c->n_held, c->held,
+                              datum_ctx_threads(w->ctx));
+    if (rc == DATUM_E_NOMEM) return rc;
+    if (rc != DATUM_OK) return io_failure(w, c->path);
+    c->held_first += c->n_held;
+    c->n_held = 0;
+    return DATUM_OK;
+}
+
+/* The n values of buf (of the column's kind, within its bounds, hence
+ * within its file type) in the file type's little-endian bytes at out, the
+ * rest of the chunk zero. */
+static void to_file_type(const column *c, unsigned char *out)
+{
+    size_t elem = c->codec.elem, n = c->n, from = io_kind_size(c->kind);
+    const unsigned char *in = c->buf;
+    if (c->kind == IO_KIND_F64 || elem == from) {
+        memcpy(out, in, n * elem); /* the same bytes on a little-endian machine */
+    } else if (from == 4 && elem == 2) { /* the usual narrowing: its own loop */
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v;
+            memcpy(&v, in + 4 * i, 4);
+            uint16_t x = (uint16_t)v;
+            memcpy(out + 2 * i, &x, 2);
+        }
+    } else if (from == 4 && elem == 1) {
+        for (size_t i = 0; i < n; i++) out[i] = in[4 * i];
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = 0;
+            memcpy(&v, in + i * from, from);
+            if (c->kind == IO_KIND_I32 && (v & 0x80000000u)) v |= ~(uint64_t)0xffffffffu;
+            memcpy(out + i * elem, &v, elem); /* the low bytes */
+        }
+    }
+    memset(out + n * elem, 0, (c->chunk - n) * elem);
+}
+
+/* Writes the buffered values of a column at its end; at_end: the last
+ * ones (a partial chunk, padded, and every chunk held goes out). */
+static int flush(datum_archive_writer *w, column *c, int at_end)
+{
+    if (c->direct) {
+        size_t bytes = c->chunk * c->codec.elem;
+        if (c->n > 0 && c->n_held == c->held_cap) { /* room for twice as many, up to held_max */
+            size_t cap = c->held_cap ? 2 * c->held_cap : 1;
+            if (cap > c->held_max) cap = c->held_max;
+            if (datum_resize(w->ctx, &c->held, cap, bytes) != DATUM_OK) return DATUM_E_NOMEM;
+            c->held_cap = cap;
+        }
+        if (c->n > 0) {
+            to_file_type(c, c->held + c->n_held * bytes);
+            c->n_held++;
+            c->written += c->n;
+            c->n = 0;
+        }
+        return c->n_held == c->held_max || at_end ? write_held(w, c) : DATUM_OK;
+    }
     if (c->n == 0) return DATUM_OK;
     if (io_h5_append(c->ds, io_kind_memtype(c->kind), c->written, c->n, c->buf) < 0)
         return io_failure(w, c->path);
@@ -243,7 +332,7 @@ static int put(datum_archive_writer *w, column *c, const void *src, size_t n)
         c->n += k;
         n -= k;
         if (c->n == c->chunk) {
-            int rc = flush(w, c);
+            int rc = flush(w, c, 0);
             if (rc != DATUM_OK) return rc;
         }
     }
@@ -482,9 +571,10 @@ int datum_archive_writer_commit(datum_archive_writer **pw)
     *pw = NULL;
     if (!w) return DATUM_OK;
     int rc = w->started ? DATUM_OK : start(w);
-    for (int k = 0; k < IO_N_FIELD_COLS && rc == DATUM_OK; k++) rc = flush(w, &w->field[k]);
+    for (int k = 0; k < IO_N_FIELD_COLS && rc == DATUM_OK; k++)
+        if (w->field[k].ds >= 0) rc = flush(w, &w->field[k], 1);
     for (int k = 0; k < IO_N_RESULT_COLS && rc == DATUM_OK; k++)
-        if (w->row[k].ds >= 0) rc = flush(w, &w->row[k]);
+        if (w->row[k].ds >= 0) rc = flush(w, &w->row[k], 1);
     io_archive_summary s = {w->n_results,        w->n_fields,        w->first_date,
                             w->last_date,        w->plan.has_adjusted, w->plan.has_teams,
                             w->plan.has_published, w->plan.has_published_percent};

@@ -3,9 +3,13 @@
  * io_common.h, for every CSV input) and, on top of it, the validating
  * reader of bridge results (formats.md "In: bridge results").
  *
- * The file is read through a fixed buffer; only the current record is held
- * (at most MAX_RECORD bytes). Every error names "FILE:LINE: column NAME",
- * LINE being the physical line where the record starts.
+ * The file is read through a fixed buffer. A record that lies whole in the
+ * buffer, on one line and without quotes (nearly every record of a results
+ * file) is parsed in place: its fields are the buffer's bytes, each comma
+ * and the line end overwritten with a NUL. Any other record goes through the
+ * byte-by-byte reader, which copies it (at most MAX_RECORD bytes). Every
+ * error names "FILE:LINE: column NAME", LINE being the physical line where
+ * the record starts.
  */
 #include "io_common.h"
 
@@ -15,8 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define READ_BUFFER (64 * 1024)
+#define READ_BUFFER (256 * 1024)
 #define MAX_RECORD (1024 * 1024) /* no sane results row comes near */
+/* Records are parsed in place when this much is in the buffer at least
+ * (the buffer is refilled below it). */
+#define MAX_LINE_IN_PLACE (16 * 1024)
 
 /* ------------------------------------------------------------------------ */
 /* RFC 4180 records                                                         */
@@ -31,10 +38,16 @@ struct io_csv {
     uint64_t range_end;   /* no record starts at or after this offset (UINT64_MAX: none) */
     uint64_t line;        /* physical line of the next byte (1-based) */
     uint64_t record_line; /* line where the current record starts */
-    char *buf;            /* the record's fields, each NUL-terminated */
+    char *buf;            /* the byte-by-byte reader's record: fields NUL-terminated */
     size_t len, cap;
     size_t *start; /* start of each field in buf */
     size_t n_fields, start_cap;
+    /* The current record's fields, wherever they lie (in[] or buf): field i
+     * is the NUL-terminated text[i], of length text_len[i]. */
+    const char **text;
+    size_t *text_len;
+    size_t text_cap, text_len_cap;
+    int ascii; /* 1 if the current record is all ASCII (no UTF-8 check needed) */
     const char *const *names; /* column names for messages, once known */
     size_t n_names;
     char *header;              /* the header's fields, once read (owned) */
@@ -83,6 +96,135 @@ static int next_byte(csv_file *c)
         }
     }
     return c->in[c->in_pos++];
+}
+
+/* Moves the unread bytes to the front of the buffer and fills the rest from
+ * the file, so that a record cut by the buffer's end can be parsed in
+ * place. DATUM_OK (nothing more at the end of the file) or DATUM_E_IO. */
+static int refill(csv_file *c)
+{
+    size_t left = c->in_len - c->in_pos;
+    if (c->in_pos == 0 && left == sizeof c->in) return DATUM_OK; /* full: a long record */
+    memmove(c->in, c->in + c->in_pos, left);
+    c->in_offset += c->in_pos;
+    c->in_pos = 0;
+    c->in_len = left;
+    while (c->in_len < sizeof c->in) {
+        size_t got = fread(c->in + c->in_len, 1, sizeof c->in - c->in_len, c->f);
+        if (got == 0) {
+            if (!ferror(c->f)) break;
+            return io_fail_errno(c->ctx, DATUM_E_IO, errno, "cannot read %s", c->path);
+        }
+        c->in_len += got;
+    }
+    return DATUM_OK;
+}
+
+/* Room for n fields in text and text_len. */
+static int reserve_fields(csv_file *c, size_t n)
+{
+    if (n <= c->text_cap && n <= c->text_len_cap) return DATUM_OK;
+    if (datum_reserve(c->ctx, &c->text, &c->text_cap, n, sizeof *c->text) != DATUM_OK ||
+        datum_reserve(c->ctx, &c->text_len, &c->text_len_cap, n, sizeof *c->text_len) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    return DATUM_OK;
+}
+
+/* The 16 bytes at q as bit masks (bit i: byte q[i]): its separators, its
+ * line feeds, the bytes the in-place reader leaves to the byte-by-byte one
+ * or must look at (quotes, carriage returns, NULs), and the bytes that are
+ * not ASCII. */
+typedef struct {
+    unsigned comma, lf, other, high;
+} byte_masks;
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static byte_masks masks16(const unsigned char *q)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+    __m128i other = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                              _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))),
+                                 _mm_cmpeq_epi8(v, _mm_setzero_si128()));
+    return (byte_masks){(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(','))),
+                        (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                        (unsigned)_mm_movemask_epi8(other), (unsigned)_mm_movemask_epi8(v)};
+}
+#else
+static byte_masks masks16(const unsigned char *q)
+{
+    byte_masks m = {0, 0, 0, 0};
+    for (unsigned i = 0; i < 16; i++) {
+        m.comma |= (unsigned)(q[i] == ',') << i;
+        m.lf |= (unsigned)(q[i] == '\n') << i;
+        m.other |= (unsigned)(q[i] == '"' || q[i] == '\r' || q[i] == 0) << i;
+        m.high |= (unsigned)(q[i] >> 7) << i;
+    }
+    return m;
+}
+#endif
+
+/* The number of the lowest set bit of m (not 0). */
+static unsigned lowest_bit(unsigned m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(m);
+#else
+    unsigned k = 0;
+    while (!(m >> k & 1)) k++;
+    return k;
+#endif
+}
+
+/* Adds field from..end-1 to the record; 0 or DATUM_E_NOMEM. */
+static int add_field(csv_file *c, size_t *n, const unsigned char *from, const unsigned char *end)
+{
+    if (*n == c->text_cap && reserve_fields(c, *n + 1) != DATUM_OK) return DATUM_E_NOMEM;
+    c->text[*n] = (const char *)from;
+    c->text_len[(*n)++] = (size_t)(end - from);
+    return 0;
+}
+
+/* Parses the record at the reading position in place, if it is a simple
+ * one (whole in the buffer, on one line, no quote, no NUL, no carriage
+ * return but before the line feed): 1 with the record (text, text_len,
+ * n_fields, ascii set; the position after it), 0 to leave it to the
+ * byte-by-byte reader (nothing changed), or DATUM_E_NOMEM. An empty line is
+ * a record of one empty field. The bytes are looked at sixteen at a time,
+ * as masks, with no branch per byte. */
+static int record_in_place(csv_file *c)
+{
+    unsigned char *end = c->in + c->in_len, *from = c->in + c->in_pos, *line_end = NULL;
+    unsigned high = 0;
+    size_t n = 0;
+    for (unsigned char *block = from; !line_end; block += 16) {
+        if (end - block < 16) return 0; /* the file's last bytes */
+        byte_masks m = masks16(block);
+        unsigned before = m.lf ? (m.lf & (0u - m.lf)) - 1 : 0xffffu; /* the bytes before a line feed */
+        high |= m.high & before;
+        for (unsigned other = m.other & before; other; other &= other - 1) {
+            unsigned k = lowest_bit(other); /* only a carriage return just before the line feed */
+            if (block[k] != '\r' || block + k + 1 >= end || block[k + 1] != '\n') return 0;
+        }
+        for (unsigned comma = m.comma & before; comma; comma &= comma - 1) {
+            unsigned char *at = block + lowest_bit(comma);
+            if (add_field(c, &n, from, at) != 0) return DATUM_E_NOMEM;
+            from = at + 1;
+        }
+        if (m.lf) {
+            line_end = block + lowest_bit(m.lf);
+            unsigned char *last = line_end > from && line_end[-1] == '\r' ? line_end - 1 : line_end;
+            if (add_field(c, &n, from, last) != 0) return DATUM_E_NOMEM;
+        }
+    }
+    /* The record is simple: its separators and line end become the ends of
+     * its fields. */
+    for (size_t i = 0; i < n; i++) ((char *)c->text[i])[c->text_len[i]] = '\0';
+    c->n_fields = n;
+    c->ascii = high == 0;
+    c->in_pos = (size_t)(line_end + 1 - c->in);
+    c->line++;
+    return 1;
 }
 
 static int append_byte(csv_file *c, char ch)
@@ -159,6 +301,8 @@ static void csv_close(csv_file **c)
     if ((*c)->f) fclose((*c)->f);
     datum_free((*c)->buf);
     datum_free((*c)->start);
+    datum_free((*c)->text);
+    datum_free((*c)->text_len);
     datum_free((*c)->header);
     datum_free((*c)->header_names);
     datum_free(*c);
@@ -177,6 +321,22 @@ static int skip_bom(csv_file *c)
     return DATUM_OK;
 }
 
+/* Points text and text_len at the fields of the record in buf. 1, or
+ * DATUM_E_NOMEM. */
+static int point_fields(csv_file *c)
+{
+    if (reserve_fields(c, c->n_fields) != DATUM_OK) return DATUM_E_NOMEM;
+    unsigned char seen = 0;
+    for (size_t i = 0; i < c->len; i++) seen |= (unsigned char)c->buf[i];
+    for (size_t i = 0; i < c->n_fields; i++) {
+        size_t end = i + 1 < c->n_fields ? c->start[i + 1] : c->len;
+        c->text[i] = c->buf + c->start[i];
+        c->text_len[i] = end - c->start[i] - 1;
+    }
+    c->ascii = seen < 0x80;
+    return 1;
+}
+
 /* Reads the next record, skipping empty lines. Returns 1 with a record, 0 at
  * the end of the file, or an error. */
 static int csv_next(csv_file *c)
@@ -188,6 +348,11 @@ static int csv_next(csv_file *c)
         c->n_fields = 0;
         c->record_line = c->line;
         if (c->in_offset + c->in_pos >= c->range_end) return 0; /* the next range's */
+        if (c->in_len - c->in_pos < MAX_LINE_IN_PLACE && !feof(c->f) && (rc = refill(c)) != DATUM_OK)
+            return rc;
+        if ((rc = record_in_place(c)) < 0) return rc;
+        if (rc == 1 && c->n_fields == 1 && c->text_len[0] == 0) continue; /* an empty line */
+        if (rc == 1) return 1;
         if ((rc = begin_field(c)) != DATUM_OK) return rc;
         for (;;) {
             if (state == FIELD_START || state == UNQUOTED || state == QUOTED) {
@@ -217,7 +382,8 @@ static int csv_next(csv_file *c)
                 int blank = c->n_fields == 1 && c->len == 0 && !quoted;
                 if (blank && ch == BYTE_EOF) return 0;
                 if (blank) break; /* an empty line: read the next one */
-                return (rc = append_byte(c, '\0')) == DATUM_OK ? 1 : rc;
+                if ((rc = append_byte(c, '\0')) != DATUM_OK) return rc;
+                return point_fields(c);
             }
             if (ch == ',') {
                 if ((rc = append_byte(c, '\0')) != DATUM_OK || (rc = begin_field(c)) != DATUM_OK)
@@ -241,7 +407,8 @@ static int csv_next(csv_file *c)
     }
 }
 
-static const char *field(const csv_file *c, size_t i) { return c->buf + c->start[i]; }
+static const char *field(const csv_file *c, size_t i) { return c->text[i]; }
+static size_t field_len(const csv_file *c, size_t i) { return c->text_len[i]; }
 
 /* Reads the header row and keeps a copy of its names, for the messages. */
 static int read_header_row(csv_file *c)
@@ -251,11 +418,16 @@ static int read_header_row(csv_file *c)
     if (rc == 0)
         return datum_ctx_fail(c->ctx, DATUM_E_INPUT, "%s: empty file (a header row is required)",
                               c->path);
-    c->header = datum_calloc(c->ctx, c->len, 1);
+    size_t bytes = 0;
+    for (size_t i = 0; i < c->n_fields; i++) bytes += field_len(c, i) + 1;
+    c->header = datum_calloc(c->ctx, bytes, 1);
     c->header_names = datum_calloc(c->ctx, c->n_fields, sizeof *c->header_names);
     if (!c->header || !c->header_names) return DATUM_E_NOMEM;
-    memcpy(c->header, c->buf, c->len);
-    for (size_t i = 0; i < c->n_fields; i++) c->header_names[i] = c->header + c->start[i];
+    for (size_t i = 0, at = 0; i < c->n_fields; i++) {
+        memcpy(c->header + at, field(c, i), field_len(c, i) + 1);
+        c->header_names[i] = c->header + at;
+        at += field_len(c, i) + 1;
+    }
     c->names = c->header_names;
     c->n_names = c->n_fields;
     return DATUM_OK;
@@ -320,6 +492,11 @@ struct io_results_reader {
     csv_file *csv;
     size_t col[N_KNOWN]; /* field index of each known column; SIZE_MAX if absent */
     uint64_t n_sitouts;  /* sit-out rows skipped */
+    /* The last date parsed and its value (rows come in events, each on one
+     * date); last_date_len 0: none (an empty cell is no date). */
+    char last_date[16];
+    size_t last_date_len;
+    int32_t last_days;
 };
 
 /* Quotes a value for a message: at most 40 bytes, control characters as '?'. */
@@ -338,7 +515,7 @@ static const char *quoted_value(const char *s, char *buf, size_t size)
 static int parse_int(const csv_file *c, size_t i, int64_t lo, int64_t hi, int32_t *out)
 {
     const char *s = field(c, i);
-    size_t n = strlen(s);
+    size_t n = field_len(c, i);
     char q[64];
     int64_t v;
     int rc = datum_parse_int(s, n, INT32_MIN, INT32_MAX, &v);
@@ -364,7 +541,7 @@ static int parse_date(const csv_file *c, size_t i, int32_t *out)
 {
     const char *s = field(c, i);
     char q[64];
-    if (datum_parse_date(s, strlen(s), DATUM_DATE_ISO, out) != DATUM_PARSE_OK)
+    if (datum_parse_date(s, field_len(c, i), DATUM_DATE_ISO, out) != DATUM_PARSE_OK)
         return csv_fail(c, i, "%s is not a date (YYYY-MM-DD)", quoted_value(s, q, sizeof q));
     return DATUM_OK;
 }
@@ -373,18 +550,37 @@ static int parse_date(const csv_file *c, size_t i, int32_t *out)
 static int parse_text(const csv_file *c, size_t i, int allow_empty, const char **out)
 {
     const char *s = field(c, i);
-    size_t n = strlen(s);
+    size_t n = field_len(c, i);
     if (n == 0 && !allow_empty) return csv_fail(c, i, "empty (a name is required)");
-    if (!io_utf8_valid(s, n)) return csv_fail(c, i, "not valid UTF-8");
+    if (!c->ascii && !io_utf8_valid(s, n)) return csv_fail(c, i, "not valid UTF-8");
     *out = s;
     return DATUM_OK;
+}
+
+/* The row's date (parse_date), the last one's value when it is spelled
+ * the same. */
+static int parse_row_date(io_results_reader *r, int32_t *out)
+{
+    const csv_file *c = r->csv;
+    size_t i = r->col[K_DATE], n = field_len(c, i);
+    if (n > 0 && n == r->last_date_len && memcmp(field(c, i), r->last_date, n) == 0) {
+        *out = r->last_days;
+        return DATUM_OK;
+    }
+    int rc = parse_date(c, i, out);
+    if (rc == DATUM_OK && n < sizeof r->last_date) {
+        memcpy(r->last_date, field(c, i), n);
+        r->last_date_len = n;
+        r->last_days = *out;
+    }
+    return rc;
 }
 
 static int parse_adjusted(const csv_file *c, size_t i, uint8_t *out)
 {
     const char *s = field(c, i);
     char q[64];
-    int code = datum_adjusted_parse(s, strlen(s));
+    int code = datum_adjusted_parse(s, field_len(c, i));
     if (code < 0)
         return csv_fail(c, i,
                         "%s is not an adjusted score (A+, A, A-, or NS/EW: two of them, "
@@ -455,7 +651,7 @@ static int read_row(io_results_reader *r, io_result_row *row)
     memset(row, 0, sizeof *row);
     row->line = c->record_line;
     if ((rc = parse_text(c, col[K_EVENT], 0, &row->event)) != DATUM_OK ||
-        (rc = parse_date(c, col[K_DATE], &row->date)) != DATUM_OK ||
+        (rc = parse_row_date(r, &row->date)) != DATUM_OK ||
         (rc = parse_text(c, col[K_SECTION], 1, &row->section)) != DATUM_OK ||
         (rc = parse_int(c, col[K_BOARD], 1, INT32_MAX, &row->board)) != DATUM_OK ||
         (rc = parse_int(c, col[K_TABLE], 0, INT32_MAX, &row->table)) != DATUM_OK ||
@@ -463,7 +659,8 @@ static int read_row(io_results_reader *r, io_result_row *row)
         (rc = parse_text(c, col[K_EW_PAIR], 1, &row->ew_pair)) != DATUM_OK)
         return rc;
     if (!*row->ns_pair || !*row->ew_pair) return sitout_row(r, row);
-    if (strcmp(row->ns_pair, row->ew_pair) == 0) {
+    size_t ns_len = field_len(c, col[K_NS_PAIR]);
+    if (ns_len == field_len(c, col[K_EW_PAIR]) && memcmp(row->ns_pair, row->ew_pair, ns_len) == 0) {
         char q[64];
         return csv_fail(c, col[K_EW_PAIR], "%s is also the NS pair",
                         quoted_value(row->ew_pair, q, sizeof q));

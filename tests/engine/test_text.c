@@ -52,6 +52,35 @@ static void test_int_whole_strings(void **state)
     assert_int_equal(datum_parse_int("123", 0, 0, 999, &v), DATUM_PARSE_EMPTY);
 }
 
+/* Every length of nines, both signs, against the value built here: the
+ * short ones (one pass) and the long ones (the general path) agree on the
+ * value, the bounds and the overflow at 19 digits. */
+static void test_int_lengths(void **state)
+{
+    (void)state;
+    char text[32];
+    uint64_t nines = 0;
+    for (int d = 1; d <= 20; d++) {
+        int fits = d <= 18; /* 19 nines pass INT64_MAX */
+        nines = nines * 10 + 9;
+        for (int negative = 0; negative <= 1; negative++) {
+            int64_t v, want = fits ? (negative ? -(int64_t)nines : (int64_t)nines) : 0;
+            snprintf(text, sizeof text, "%s%.*s", negative ? "-" : "", d, "99999999999999999999");
+            if (!fits) {
+                assert_int_equal(int_of(text, INT64_MIN, INT64_MAX, &v), DATUM_PARSE_RANGE);
+                continue;
+            }
+            assert_int_equal(int_of(text, INT64_MIN, INT64_MAX, &v), DATUM_PARSE_OK);
+            assert_true(v == want);
+            assert_int_equal(int_of(text, want, want, &v), DATUM_PARSE_OK);
+            assert_int_equal(int_of(text, want + 1, INT64_MAX, &v), DATUM_PARSE_RANGE);
+            assert_int_equal(int_of(text, INT64_MIN, want - 1, &v), DATUM_PARSE_RANGE);
+            text[d / 2 + negative] = 'x'; /* a wrong character anywhere is not a number */
+            assert_int_equal(int_of(text, INT64_MIN, INT64_MAX, &v), DATUM_PARSE_SYNTAX);
+        }
+    }
+}
+
 static void test_int_bounds_and_overflow(void **state)
 {
     (void)state;
@@ -295,6 +324,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_int_whole_strings),
+        cmocka_unit_test(test_int_lengths),
         cmocka_unit_test(test_int_bounds_and_overflow),
         cmocka_unit_test(test_uint),
         cmocka_unit_test(test_real),

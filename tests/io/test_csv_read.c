@@ -4,6 +4,7 @@
 #include "io_test_util.h"
 #include "io_common.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define HEADER "event,date,section,board,table,ns_pair,ew_pair,ns_score\n"
@@ -66,6 +67,91 @@ static void test_rfc4180(void **state)
     assert_int_equal(rows[1].board, 12);
     assert_int_equal(rows[1].table, 0);
     assert_int_equal(rows[1].ns_score, -50);
+    datum_ctx_free(&ctx);
+}
+
+/* Row i of the long file below: its spelling varies with i (quoted, with a
+ * line break inside quotes, CRLF, UTF-8, a blank line after), so that the
+ * in-place records and those read byte by byte meet the buffer's ends at
+ * every kind of place. Appends it to text; returns the lines it takes. */
+static int long_file_row(char *text, size_t i, int with_blank)
+{
+    char pair[32];
+    int lines = 1;
+    if (i % 7 == 3) snprintf(pair, sizeof pair, "\"N%zu,\"\"q\"\"\"", i);
+    else if (i % 11 == 5) snprintf(pair, sizeof pair, "\"N\n%zu\"", i), lines = 2;
+    else if (i % 13 == 6) snprintf(pair, sizeof pair, "N\xC3\xA9%zu", i); /* N, e acute */
+    else snprintf(pair, sizeof pair, "N%zu", i);
+    sprintf(text + strlen(text), "Event %zu,2024-03-%02zu,S,%zu,%zu,%s,E%zu,%d%s", i / 100,
+            1 + i % 28, 1 + i % 30, i, pair, i, (int)(i % 2000) - 1000,
+            i % 5 == 2 ? "\r\n" : "\n");
+    if (with_blank && i % 17 == 9) strcat(text, i % 2 ? "\n" : "\r\n"), lines++;
+    return lines;
+}
+
+/* A file several times the reader's buffer: every row read back with its
+ * values and its line, whichever way it was parsed; an error far into the
+ * file names its line. */
+static void test_long_file(void **state)
+{
+    enum { N = 30000 };
+    datum_ctx *ctx = NULL;
+    io_results_reader *r = NULL;
+    io_result_row row;
+    char *text = calloc(N, 96);
+    size_t *line = calloc(N, sizeof *line);
+    assert_non_null(text);
+    assert_non_null(line);
+    strcpy(text, HEADER);
+    for (size_t i = 0, at = 2; i < N; i++) {
+        line[i] = at;
+        at += (size_t)long_file_row(text, i, 1);
+    }
+    assert_true(strlen(text) > 4 * 256 * 1024);
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    tu_write("r.csv", text);
+    assert_int_equal(io_results_open(ctx, "r.csv", &r), DATUM_OK);
+    for (size_t i = 0; i < N; i++) {
+        char expect[48];
+        assert_int_equal(io_results_next(r, &row), 1);
+        assert_int_equal(row.line, line[i]);
+        snprintf(expect, sizeof expect, "Event %zu", i / 100);
+        assert_string_equal(row.event, expect);
+        if (i % 7 == 3) snprintf(expect, sizeof expect, "N%zu,\"q\"", i);
+        else if (i % 11 == 5) snprintf(expect, sizeof expect, "N\n%zu", i);
+        else if (i % 13 == 6) snprintf(expect, sizeof expect, "N\xC3\xA9%zu", i);
+        else snprintf(expect, sizeof expect, "N%zu", i);
+        assert_string_equal(row.ns_pair, expect);
+        snprintf(expect, sizeof expect, "E%zu", i);
+        assert_string_equal(row.ew_pair, expect);
+        assert_string_equal(row.section, "S");
+        assert_int_equal(row.date, 19783 + (int)(i % 28)); /* 2024-03-01 + i % 28 */
+        assert_int_equal(row.board, 1 + (int)(i % 30));
+        assert_int_equal(row.table, (int)i);
+        assert_int_equal(row.ns_score, (int)(i % 2000) - 1000);
+    }
+    assert_int_equal(io_results_next(r, &row), 0);
+    io_results_close(&r);
+
+    /* Bad UTF-8 and a bad integer deep in the file. */
+    static const char *const bad[] = {"\xC3\x28", "12a"};
+    static const char *const message[] = {"column ns_pair: not valid UTF-8",
+                                          "column ns_score: \"12a\" is not an integer"};
+    for (int k = 0; k < 2; k++) {
+        char expect[128];
+        size_t bad_line = 2;
+        strcpy(text, HEADER);
+        for (size_t i = 0; i < 20000; i++) bad_line += (size_t)long_file_row(text, i, 0);
+        sprintf(text + strlen(text), "E,2024-03-02,A,1,1,%s,P4,%s\n", k ? "P3" : bad[0],
+                k ? bad[1] : "10");
+        for (size_t i = 0; i < 100; i++) long_file_row(text, 20000 + i, 0);
+        tu_write("r.csv", text);
+        snprintf(expect, sizeof expect, "r.csv:%zu: %s", bad_line, message[k]);
+        assert_failure(ctx, datum_import_csv(ctx, (const char *[]){"r.csv"}, 1, "out.h5", NULL),
+                       DATUM_E_INPUT, expect);
+    }
+    free(text);
+    free(line);
     datum_ctx_free(&ctx);
 }
 
@@ -364,6 +450,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         tu_temp_dir_test(test_rfc4180),
+        tu_temp_dir_test(test_long_file),
         tu_temp_dir_test(test_columns_by_name),
         tu_temp_dir_test(test_structure_errors),
         tu_temp_dir_test(test_nul_byte),
