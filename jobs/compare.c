@@ -616,6 +616,57 @@ static void abs_diff(uint64_t n, const double *a, const double *b, int numbers, 
     *count += c0 + c1 + c2 + c3;
 }
 
+/* Method i's IMPs of the event's rows [r0, r1) added to its pairs' totals
+ * (s->sum, s->boards at the cells s->rslot), the NaN figures left out. */
+static void imp_totals(const rows_of *o, uint64_t r0, uint64_t r1, size_t i, scratch *s)
+{
+    double *sum = s->sum;
+    int64_t *boards = s->boards;
+    const uint32_t *cell = s->rslot - 2 * r0;
+    for (uint64_t r = r0; r < r1; r++) {
+        size_t a = cell[2 * r] + i, b = cell[2 * r + 1] + i;
+        double ns = o->ns[r], ew = o->ew ? o->ew[r] : 0.0 - ns;
+        if (ns == ns) sum[a] += ns, boards[a]++;
+        if (ew == ew) sum[b] += ew, boards[b]++;
+    }
+}
+
+/* The totals of imp_totals for the methods fast[0..n_fast), whose NS
+ * figures of the event's rows are all numbers: one pass over the rows for all
+ * of them (each row's cells found once), no test per row, each pair's boards
+ * its rows (rows_of_pair, per slot of the n). The additions are those of
+ * imp_totals, in the same order. An EW figure that is NaN (none of the
+ * kernels gives one beside a number, but the pass does not promise it) makes
+ * its pair's sum NaN: that method is then summed again by imp_totals. */
+static void imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, const size_t *fast,
+                               size_t n_fast, size_t n, const uint32_t *rows_of_pair, scratch *s)
+{
+    size_t m = j->c->n;
+    double *sum = s->sum;
+    const uint32_t *cell = s->rslot - 2 * r0;
+    const double *ns_of[MAXM], *ew_of[MAXM];
+    for (size_t u = 0; u < n_fast; u++) ns_of[u] = j->rows[fast[u]].ns, ew_of[u] = j->rows[fast[u]].ew;
+    for (uint64_t r = r0; r < r1; r++) {
+        double *sa = sum + cell[2 * r], *sb = sum + cell[2 * r + 1];
+        for (size_t u = 0; u < n_fast; u++) {
+            double ns = ns_of[u][r], ew = ew_of[u] ? ew_of[u][r] : 0.0 - ns;
+            sa[fast[u]] += ns;
+            sb[fast[u]] += ew;
+        }
+    }
+    for (size_t u = 0; u < n_fast; u++) {
+        size_t i = fast[u];
+        int nan = 0;
+        for (size_t t = 0; t < n; t++) {
+            s->boards[t * m + i] = rows_of_pair[t];
+            nan |= sum[t * m + i] != sum[t * m + i];
+        }
+        if (!nan) continue;
+        for (size_t t = 0; t < n; t++) sum[t * m + i] = 0, s->boards[t * m + i] = 0;
+        imp_totals(&j->rows[i], r0, r1, i, s);
+    }
+}
+
 /* Event e of the chunk: its pairs' totals per method, its statistics (by
  * event), the figures per result and its perturbations. */
 static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
@@ -638,29 +689,33 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         s->pairs[u] = v;
     }
     for (size_t t = 0; t < n; t++) s->slot[s->pairs[t]] = (int32_t)t;
+    uint32_t *rows_of_pair = s->idx; /* free until the rankings */
+    memset(rows_of_pair, 0, n * sizeof *rows_of_pair);
     for (uint64_t r = r0; r < r1; r++) {
-        s->rslot[2 * (r - r0)] = (uint32_t)(s->slot[k->ns_pair[r]] * m);
-        s->rslot[2 * (r - r0) + 1] = (uint32_t)(s->slot[k->ew_pair[r]] * m);
+        int32_t a = s->slot[k->ns_pair[r]], b = s->slot[k->ew_pair[r]];
+        s->rslot[2 * (r - r0)] = (uint32_t)a * (uint32_t)m;
+        s->rslot[2 * (r - r0) + 1] = (uint32_t)b * (uint32_t)m;
+        rows_of_pair[a]++, rows_of_pair[b]++;
     }
     memset(s->sum, 0, n * m * sizeof *s->sum);
     memset(s->top, 0, n * m * sizeof *s->top);
     memset(s->boards, 0, n * m * sizeof *s->boards);
     int numbers[MAXM] = {0}; /* method i's figures of the event's rows are all numbers */
+    size_t fast[MAXM], n_fast = 0;
     for (size_t i = 0; i < m; i++) {
         if (c->pass_id[i] < 0) continue;
         const rows_of *o = &j->rows[i];
         double fig = 0;
-        uint64_t figs = 0, scored = 0;
+        uint64_t figs = 0;
         numbers[i] = 0;
         if (c->method[i].kind != DATUM_COMPARE_MATCHPOINTS) { /* IMPs: no tops */
-            for (uint64_t r = r0; r < r1; r++) {
-                size_t a = s->rslot[2 * (r - r0)] + i, b = s->rslot[2 * (r - r0) + 1] + i;
-                double ns = o->ns[r], ew = o->ew ? o->ew[r] : 0.0 - ns;
-                if (ns == ns) s->sum[a] += ns, s->boards[a]++, scored++;
-                if (ew == ew) s->sum[b] += ew, s->boards[b]++;
-            }
-            numbers[i] = scored == r1 - r0;
-            abs_diff(r1 - r0, o->ns + r0, NULL, numbers[i], &fig, &figs);
+            /* Summed without tests first: a NaN among the figures makes the
+             * sum NaN, and then they are summed again with the tests. */
+            abs_diff(r1 - r0, o->ns + r0, NULL, 1, &fig, &figs);
+            numbers[i] = fig == fig;
+            if (numbers[i]) fast[n_fast++] = i;
+            else fig = 0, figs = 0, abs_diff(r1 - r0, o->ns + r0, NULL, 0, &fig, &figs),
+                 imp_totals(o, r0, r1, i, s);
         } else {
             for (size_t f = f0; f < f1; f++)
                 for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
@@ -674,6 +729,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         out->fig_sum[i] = fig;
         out->fig_n[i] = figs;
     }
+    imp_totals_numbers(j, r0, r1, fast, n_fast, n, rows_of_pair, s);
     /* Mean absolute difference per result, methods of the same unit. */
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++) {
