@@ -62,6 +62,7 @@ typedef struct {
                         boards (slot * methods), then its EW pair's */
     int64_t *boards;
     uint32_t *ordinal; /* m x cap, 1-based; 0: not ranked */
+    int16_t *signs;    /* (m + 1) x COMPARE_TAU_BLOCK: compare_tau_b_ranks_all's */
     void *work;
 } scratch;
 
@@ -288,6 +289,7 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
 /* Groups up to this many pairs get every Kendall's tau-b at once
  * (compare_tau_b_ranks_all: O(n^2), cheaper than a sort per two rankings). */
 enum { JOINT_TAU_MAX = 256 };
+_Static_assert(JOINT_TAU_MAX <= COMPARE_TAU_BLOCK + 1, "compare_tau_b_ranks_all takes the groups");
 
 static int bin_of(uint32_t d)
 {
@@ -381,9 +383,8 @@ static void group_stats(const datum_compare *c, size_t n, const double *value,
     }
     if (n_joint >= 2) {
         const int32_t *rank[MAXM + 1];
-        int16_t sign[(MAXM + 1) * JOINT_TAU_MAX];
         for (size_t u = 0; u < n_joint; u++) rank[u] = s->mid2 + joint[u] * s->cap;
-        compare_tau_b_ranks_all(n, n_joint, rank, sign, tau);
+        compare_tau_b_ranks_all(n, n_joint, rank, s->signs, tau);
     }
 #define KNOWN_TAU(a, b) (at_joint[a] >= 0 && at_joint[b] >= 0 ? &tau[at_joint[a] * n_joint + at_joint[b]] : NULL)
     for (size_t a = 0; a < m; a++)
@@ -423,7 +424,8 @@ static void scratch_free(scratch *s)
     datum_free(s->pairs); datum_free(s->idx); datum_free(s->tmp); datum_free(s->order);
     datum_free(s->affected); datum_free(s->sum); datum_free(s->top); datum_free(s->value);
     datum_free(s->newvalue); datum_free(s->mid2); datum_free(s->rslot); datum_free(s->x); datum_free(s->y);
-    datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->work);
+    datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->signs);
+    datum_free(s->work);
     memset(s, 0, sizeof *s);
 }
 
@@ -459,9 +461,10 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->y = datum_malloc(ctx, cap, sizeof *s->y);
     s->truth = datum_malloc(ctx, cap, sizeof *s->truth);
     s->work = datum_malloc(ctx, datum_rank_work_size(cap), 1);
+    s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_BLOCK, sizeof *s->signs);
     if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->sum || !s->top ||
         !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal || !s->x || !s->y ||
-        !s->truth || !s->work)
+        !s->truth || !s->work || !s->signs)
         return DATUM_E_NOMEM;
     return DATUM_OK;
 }
