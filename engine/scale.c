@@ -79,7 +79,10 @@ static inline double imp_ratio(const datum_scale *scale, int64_t num, int64_t de
                      ? (double)datum_wbf_band_of_fifths(x / (5 * den))
                      : linear_magnitude(x, den, one_fifth_den);
     if (scale->halved) mag *= 0.5;
-    return num < 0 ? 0.0 - mag : mag; /* 0.0 - 0.0 is +0: no "-0" in outputs */
+    /* The sign as a factor (the rows of a field are on both sides of the
+     * datum); + 0.0 turns -0 into +0: no "-0" in outputs. */
+    static const double kSign[2] = {1.0, -1.0};
+    return kSign[num < 0] * mag + 0.0;
 }
 
 double datum_imp_ratio(const datum_scale *scale, int64_t num, int64_t den)
