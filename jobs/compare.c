@@ -63,6 +63,8 @@ typedef struct {
     int64_t *boards;
     uint32_t *ordinal; /* m x cap, 1-based; 0: not ranked */
     int16_t *signs;    /* (m + 1) x COMPARE_TAU_BLOCK: compare_tau_b_ranks_all's */
+    uint32_t *by_rank; /* the last ranking's pairs, best first (by_rank_n of them) */
+    size_t by_rank_n;
     void *work;
 } scratch;
 
@@ -244,11 +246,16 @@ static int solve_ratings(datum_compare *c)
 /* ------------------------------------------------------------------------ */
 /* A group's statistics                                                     */
 
+/* Groups up to this many pairs are ranked by insertion. */
+enum { INSERTION_MAX = 64 };
+
 /* Ranks of one method over its ranked pairs (value finite): ordinal (1 the
  * best, ties by pair index, which is name order) and twice the mid-rank (an
- * integer: tied pairs share the mean of their ranks). Returns how many. */
+ * integer: tied pairs share the mean of their ranks). Returns how many.
+ * after_previous: the same group's previous ranking (in s->by_rank) may give
+ * the order to start from. */
 static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, int32_t *mid2,
-                            scratch *s)
+                            scratch *s, int after_previous)
 {
     /* (-figure, pair) of the ranked pairs, sorted: by insertion (an event's
      * pairs are few and the entries are compared in place), else merged. */
@@ -258,16 +265,25 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
     } entry;
     entry *e = s->work; /* datum_rank_work_size(cap) holds cap entries */
     uint32_t k = 0;
-    for (size_t j = 0; j < n; j++) {
-        ordinal[j] = 0;
-        mid2[j] = 0;
-        if (!isnan(value[j])) e[k++] = (entry){-value[j], (uint32_t)j};
+    for (size_t j = 0; j < n; j++) ordinal[j] = 0, mid2[j] = 0;
+    if (n <= INSERTION_MAX && after_previous && s->by_rank_n == n) {
+        /* The methods mostly agree: from the previous ranking's order the
+         * insertion moves few entries, and its comparisons are predictable.
+         * Ties are ordered by pair, so the order is the same from any start. */
+        for (size_t p = 0; p < n; p++) {
+            uint32_t j = s->by_rank[p];
+            if (!isnan(value[j])) e[k++] = (entry){-value[j], j};
+        }
+    } else {
+        for (size_t j = 0; j < n; j++)
+            if (!isnan(value[j])) e[k++] = (entry){-value[j], (uint32_t)j};
     }
-    if (k <= 64) {
+    if (n <= INSERTION_MAX) {
         for (uint32_t i = 1; i < k; i++) {
             entry x = e[i];
             uint32_t u = i;
-            while (u > 0 && e[u - 1].key > x.key) e[u] = e[u - 1], u--;
+            while (u > 0 && (e[u - 1].key > x.key || (e[u - 1].key == x.key && e[u - 1].j > x.j)))
+                e[u] = e[u - 1], u--;
             e[u] = x;
         }
     } else {
@@ -279,10 +295,12 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
     for (uint32_t p = 0, q; p < k; p = q) {
         for (q = p + 1; q < k && e[q].key == e[p].key; q++) continue;
         for (uint32_t t = p; t < q; t++) {
-            ordinal[e[t].j] = t + 1; /* ties in pair order: the sorts are stable */
+            ordinal[e[t].j] = t + 1; /* ties in pair order */
             mid2[e[t].j] = (int32_t)(p + 1 + q);
         }
     }
+    for (uint32_t p = 0; p < k; p++) s->by_rank[p] = e[p].j;
+    s->by_rank_n = k;
     return k;
 }
 
@@ -371,7 +389,7 @@ static void group_stats(const datum_compare *c, size_t n, const double *value,
     uint32_t ranked[MAXM + 1];
     for (size_t i = 0; i < m + with_truth; i++)
         ranked[i] = rank_method(n, i < m ? value + i * n : truth, s->ordinal + i * s->cap,
-                                s->mid2 + i * s->cap, s);
+                                s->mid2 + i * s->cap, s, i > 0);
     /* The rankings that rank every pair (usually all of them) get their
      * Kendall's tau-b at once: the pairs of pairs compared once per ranking. */
     size_t joint[MAXM + 1], n_joint = 0;
@@ -425,6 +443,7 @@ static void scratch_free(scratch *s)
     datum_free(s->affected); datum_free(s->sum); datum_free(s->top); datum_free(s->value);
     datum_free(s->newvalue); datum_free(s->mid2); datum_free(s->rslot); datum_free(s->x); datum_free(s->y);
     datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->signs);
+    datum_free(s->by_rank);
     datum_free(s->work);
     memset(s, 0, sizeof *s);
 }
@@ -462,9 +481,10 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->truth = datum_malloc(ctx, cap, sizeof *s->truth);
     s->work = datum_malloc(ctx, datum_rank_work_size(cap), 1);
     s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_BLOCK, sizeof *s->signs);
+    s->by_rank = datum_malloc(ctx, cap, sizeof *s->by_rank);
     if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->sum || !s->top ||
         !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal || !s->x || !s->y ||
-        !s->truth || !s->work || !s->signs)
+        !s->truth || !s->work || !s->signs || !s->by_rank)
         return DATUM_E_NOMEM;
     return DATUM_OK;
 }
@@ -775,7 +795,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         group_stats(c, n, s->value, truth, s, out->pairs, out->truth);
     } else {
         for (size_t i = 0; i < m; i++)
-            rank_method(n, s->value + i * n, s->ordinal + i * s->cap, s->mid2 + i * s->cap, s);
+            rank_method(n, s->value + i * n, s->ordinal + i * s->cap, s->mid2 + i * s->cap, s, i > 0);
     }
     /* The perturbations of the event's sampled fields. */
     for (size_t f = f0; f < f1; f++) {
