@@ -309,9 +309,13 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
 enum { JOINT_TAU_MAX = 256 };
 _Static_assert(JOINT_TAU_MAX <= COMPARE_TAU_BLOCK + 1, "compare_tau_b_ranks_all takes the groups");
 
+/* The bin of a rank change d: 0, 1, 2, 3, 4-5, 6-10, 11-20, more. From a
+ * table: the changes are irregular, a chain of tests would be mispredicted. */
 static int bin_of(uint32_t d)
 {
-    return d <= 3 ? (int)d : d <= 5 ? 4 : d <= 10 ? 5 : d <= 20 ? 6 : 7;
+    static const uint8_t kBin[22] = {0, 1, 2, 3, 4, 4, 5, 5, 5, 5, 5,
+                                     6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7};
+    return kBin[d < 21 ? d : 21];
 }
 
 /* Spearman and Kendall tau-b of two rankings over the k pairs listed in
@@ -372,8 +376,8 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
     out->winner = 0;
     for (uint32_t t = 0; t < k; t++) {
         if (ca[t] == 1 && cb[t] != 1) out->winner = 1;
-        top3 += ca[t] <= 3 && cb[t] <= 3;
-        topk += ca[t] <= kk && cb[t] <= kk;
+        top3 += (ca[t] <= 3) & (cb[t] <= 3); /* &, not &&: no branch */
+        topk += (ca[t] <= kk) & (cb[t] <= kk);
         out->hist[bin_of(ca[t] > cb[t] ? ca[t] - cb[t] : cb[t] - ca[t])]++;
     }
     if (k >= 4) out->podium = top3 != 3;
