@@ -231,6 +231,13 @@ static int64_t floor_div(int64_t a, int64_t b, int64_t *rest)
 {
     int64_t q = (int64_t)((double)a / (double)b); /* truncated: off by one at most */
     int64_t r = a - q * b;
+    /* One step each way as factors (a negative a's truncation is one too
+     * high half the time: a branch would be mispredicted); the loops only
+     * make sure of it. */
+    int64_t below = r < 0;
+    q -= below, r += below * b;
+    int64_t above = r >= b;
+    q += above, r -= above * b;
     while (r < 0) { q--; r += b; }
     while (r >= b) { q++; r -= b; }
     *rest = r;
@@ -245,9 +252,7 @@ static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t uni
     if (mode == DATUM_ROUND_TRUNCATE) /* toward zero, not to the nearest */
         return (datum_value){(q + (q < 0 && rest != 0)) * unit, 1};
     int64_t twice_rest = 2 * rest; /* in [0, 2*step) */
-    if (twice_rest > step) {
-        q++;
-    } else if (twice_rest == step) { /* exactly q + 1/2 units */
+    if (twice_rest == step) { /* exactly q + 1/2 units */
         switch (mode) {
         case DATUM_ROUND_HALF_TOWARD_ZERO: q += q < 0; break;
         case DATUM_ROUND_HALF_AWAY: q += q >= 0; break;
@@ -255,6 +260,7 @@ static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t uni
         default: q += (q & 1) != 0; break; /* to even */
         }
     }
+    q += twice_rest > step; /* up past the half: a factor, the rests are irregular */
     return (datum_value){q * unit, 1};
 }
 
