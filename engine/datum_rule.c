@@ -172,10 +172,11 @@ static int64_t par_first_at_most(const int32_t *s, size_t n, int64_t t, int64_t 
             lo += step, s_lo = v;
         }
     }
-    while (lo < hi) {
+    while (lo < hi) { /* the halves chosen by masks: each is a coin toss to a predictor */
         int64_t mid = lo + (hi - lo) / 2, v = par_imp_sum(s, n, mid);
-        if (v <= t) hi = mid, s_hi = v;
-        else lo = mid + 1, s_lo = v;
+        int64_t at_most = -(int64_t)(v <= t), above = ~at_most; /* all ones or none */
+        hi = (mid & at_most) | (hi & above), s_hi = (v & at_most) | (s_hi & above);
+        lo = ((mid + 1) & above) | (lo & at_most), s_lo = (v & above) | (s_lo & at_most);
     }
     *before = s_lo;
     *at = s_hi;
