@@ -187,7 +187,9 @@ static int64_t par_datum(const int32_t *s, size_t n)
 {
     int64_t total = 0;
     for (size_t i = 0; i < n; i++) total += s[i];
-    double guess = round((double)total / (double)n / 10.0) + PAR_ZERO; /* the mean's step */
+    /* The mean's step (any start gives the same par: it only shortens the
+     * search), rounded by truncation where it is positive: no call to round(). */
+    double guess = (double)total / (double)n / 10.0 + PAR_ZERO + 0.5;
     int64_t from = guess < 0 ? 0 : guess > PAR_STEPS - 1 ? PAR_STEPS - 1 : (int64_t)guess;
     int64_t before, at, unused;
     int64_t j0 = par_first_at_most(s, n, 0, from, par_imp_sum(s, n, from), &before, &at);
