@@ -172,10 +172,11 @@ static int64_t par_first_at_most(const int32_t *s, size_t n, int64_t t, int64_t 
             lo += step, s_lo = v;
         }
     }
-    while (lo < hi) {
+    while (lo < hi) { /* the halves chosen by masks: each is a coin toss to a predictor */
         int64_t mid = lo + (hi - lo) / 2, v = par_imp_sum(s, n, mid);
-        if (v <= t) hi = mid, s_hi = v;
-        else lo = mid + 1, s_lo = v;
+        int64_t at_most = -(int64_t)(v <= t), above = ~at_most; /* all ones or none */
+        hi = (mid & at_most) | (hi & above), s_hi = (v & at_most) | (s_hi & above);
+        lo = ((mid + 1) & above) | (lo & at_most), s_lo = (v & above) | (s_lo & at_most);
     }
     *before = s_lo;
     *at = s_hi;
@@ -186,7 +187,9 @@ static int64_t par_datum(const int32_t *s, size_t n)
 {
     int64_t total = 0;
     for (size_t i = 0; i < n; i++) total += s[i];
-    double guess = round((double)total / (double)n / 10.0) + PAR_ZERO; /* the mean's step */
+    /* The mean's step (any start gives the same par: it only shortens the
+     * search), rounded by truncation where it is positive: no call to round(). */
+    double guess = (double)total / (double)n / 10.0 + PAR_ZERO + 0.5;
     int64_t from = guess < 0 ? 0 : guess > PAR_STEPS - 1 ? PAR_STEPS - 1 : (int64_t)guess;
     int64_t before, at, unused;
     int64_t j0 = par_first_at_most(s, n, 0, from, par_imp_sum(s, n, from), &before, &at);
@@ -231,6 +234,13 @@ static int64_t floor_div(int64_t a, int64_t b, int64_t *rest)
 {
     int64_t q = (int64_t)((double)a / (double)b); /* truncated: off by one at most */
     int64_t r = a - q * b;
+    /* One step each way as factors (a negative a's truncation is one too
+     * high half the time: a branch would be mispredicted); the loops only
+     * make sure of it. */
+    int64_t below = r < 0;
+    q -= below, r += below * b;
+    int64_t above = r >= b;
+    q += above, r -= above * b;
     while (r < 0) { q--; r += b; }
     while (r >= b) { q++; r -= b; }
     *rest = r;
@@ -245,9 +255,7 @@ static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t uni
     if (mode == DATUM_ROUND_TRUNCATE) /* toward zero, not to the nearest */
         return (datum_value){(q + (q < 0 && rest != 0)) * unit, 1};
     int64_t twice_rest = 2 * rest; /* in [0, 2*step) */
-    if (twice_rest > step) {
-        q++;
-    } else if (twice_rest == step) { /* exactly q + 1/2 units */
+    if (twice_rest == step) { /* exactly q + 1/2 units */
         switch (mode) {
         case DATUM_ROUND_HALF_TOWARD_ZERO: q += q < 0; break;
         case DATUM_ROUND_HALF_AWAY: q += q >= 0; break;
@@ -255,6 +263,7 @@ static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t uni
         default: q += (q & 1) != 0; break; /* to even */
         }
     }
+    q += twice_rest > step; /* up past the half: a factor, the rests are irregular */
     return (datum_value){q * unit, 1};
 }
 

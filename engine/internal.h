@@ -22,6 +22,12 @@ static inline int datum_wbf_band_of_fifths(int64_t fifths)
 /* The band's lower boundary (band 0..23 -> 15..3995). */
 int datum_wbf_boundary(int band);
 
+/* datum_imp_ratio(scale, scores[i] * den - num, den) into ns[i] and its
+ * negation into ew[i] for every i < n (den > 0): the same figures, with the
+ * conversion inline and what depends on den alone computed once. */
+void datum_imp_ratio_rows(const datum_scale *scale, const int32_t *scores, size_t n, int64_t num,
+                          int64_t den, double *ns, double *ew);
+
 /* Sorts a[0..n) ascending in place; no allocation. */
 void datum_sort_i32(int32_t *a, size_t n);
 

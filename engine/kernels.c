@@ -67,10 +67,7 @@ void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *awa
             ew_imps[i] = unit * (double)-imps;
         }
     } else if (d.den != 0) { /* den == 0: no datum, every row is adjusted */
-        for (size_t i = 0; i < n; i++) {
-            ns_imps[i] = datum_imp_ratio(scale, (int64_t)scores[i] * d.den - d.num, d.den);
-            ew_imps[i] = 0.0 - ns_imps[i];
-        }
+        datum_imp_ratio_rows(scale, scores, n, d.num, d.den, ns_imps, ew_imps);
     }
     for (size_t i = 0; adjusted && i < n; i++)
         if (adjusted[i] != DATUM_ADJ_NONE)

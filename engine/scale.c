@@ -52,14 +52,15 @@ int datum_imp_wbf(double diff)
 /* Linear scale of the exact non-negative x/den. Between two midpoints the
  * value is (x + c*den) / (w*den) with integers c and w, so the double result
  * is one correctly rounded division. */
-static double linear_magnitude(int64_t x, int64_t den)
+static inline double linear_magnitude(int64_t x, int64_t den, double one_fifth_den)
 {
     if (x < 45 * den) return (double)x / (double)(30 * den);
     if (x >= 2495 * den) return (double)(x + 7755 * den) / (double)(500 * den);
     /* kBoundary[i] <= x/den < kBoundary[i+1], 1 <= i <= 19: the WBF band of
      * x/den less one, from the table at a floating-point estimate of
-     * floor(x / (5 den)) (off by one at most), then settled exactly. */
-    double fifths = (double)x / (double)(5 * den);
+     * floor(x / (5 den)) (off by one at most; one_fifth_den is 1 / (5 den)),
+     * then settled exactly. */
+    double fifths = (double)x * one_fifth_den;
     int i = datum_wbf_band_of_fifths(fifths < DATUM_WBF_FIFTHS ? (int64_t)fifths : DATUM_WBF_FIFTHS) - 1;
     i = i < 1 ? 1 : i > 19 ? 19 : i;
     while (i > 1 && x < kBoundary[i] * den) i--;
@@ -69,15 +70,34 @@ static double linear_magnitude(int64_t x, int64_t den)
     return (double)(x + c * den) / (double)(w * den);
 }
 
-double datum_imp_ratio(const datum_scale *scale, int64_t num, int64_t den)
+/* datum_imp_ratio, one_fifth_den given (1 / (5 den)). */
+static inline double imp_ratio(const datum_scale *scale, int64_t num, int64_t den, double one_fifth_den)
 {
     if (scale->doubled) num *= 2;
     int64_t x = num < 0 ? -num : num;
     double mag = scale->kind == DATUM_SCALE_WBF
                      ? (double)datum_wbf_band_of_fifths(x / (5 * den))
-                     : linear_magnitude(x, den);
+                     : linear_magnitude(x, den, one_fifth_den);
     if (scale->halved) mag *= 0.5;
-    return num < 0 ? 0.0 - mag : mag; /* 0.0 - 0.0 is +0: no "-0" in outputs */
+    /* The sign as a factor (the rows of a field are on both sides of the
+     * datum); + 0.0 turns -0 into +0: no "-0" in outputs. */
+    static const double kSign[2] = {1.0, -1.0};
+    return kSign[num < 0] * mag + 0.0;
+}
+
+double datum_imp_ratio(const datum_scale *scale, int64_t num, int64_t den)
+{
+    return imp_ratio(scale, num, den, 1.0 / (double)(5 * den));
+}
+
+void datum_imp_ratio_rows(const datum_scale *scale, const int32_t *scores, size_t n, int64_t num,
+                          int64_t den, double *ns, double *ew)
+{
+    double one_fifth_den = 1.0 / (double)(5 * den); /* once per field, not per row */
+    for (size_t i = 0; i < n; i++) {
+        ns[i] = imp_ratio(scale, (int64_t)scores[i] * den - num, den, one_fifth_den);
+        ew[i] = 0.0 - ns[i];
+    }
 }
 
 double datum_imp(const datum_scale *scale, double diff)

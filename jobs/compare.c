@@ -62,6 +62,9 @@ typedef struct {
                         boards (slot * methods), then its EW pair's */
     int64_t *boards;
     uint32_t *ordinal; /* m x cap, 1-based; 0: not ranked */
+    int16_t *signs;    /* (m + 1) x COMPARE_TAU_BLOCK: compare_tau_b_ranks_all's */
+    uint32_t *by_rank; /* the last ranking's pairs, best first (by_rank_n of them) */
+    size_t by_rank_n;
     void *work;
 } scratch;
 
@@ -243,11 +246,16 @@ static int solve_ratings(datum_compare *c)
 /* ------------------------------------------------------------------------ */
 /* A group's statistics                                                     */
 
+/* Groups up to this many pairs are ranked by insertion. */
+enum { INSERTION_MAX = 64 };
+
 /* Ranks of one method over its ranked pairs (value finite): ordinal (1 the
  * best, ties by pair index, which is name order) and twice the mid-rank (an
- * integer: tied pairs share the mean of their ranks). Returns how many. */
+ * integer: tied pairs share the mean of their ranks). Returns how many.
+ * after_previous: the same group's previous ranking (in s->by_rank) may give
+ * the order to start from. */
 static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, int32_t *mid2,
-                            scratch *s)
+                            scratch *s, int after_previous)
 {
     /* (-figure, pair) of the ranked pairs, sorted: by insertion (an event's
      * pairs are few and the entries are compared in place), else merged. */
@@ -257,16 +265,25 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
     } entry;
     entry *e = s->work; /* datum_rank_work_size(cap) holds cap entries */
     uint32_t k = 0;
-    for (size_t j = 0; j < n; j++) {
-        ordinal[j] = 0;
-        mid2[j] = 0;
-        if (!isnan(value[j])) e[k++] = (entry){-value[j], (uint32_t)j};
+    for (size_t j = 0; j < n; j++) ordinal[j] = 0, mid2[j] = 0;
+    if (n <= INSERTION_MAX && after_previous && s->by_rank_n == n) {
+        /* The methods mostly agree: from the previous ranking's order the
+         * insertion moves few entries, and its comparisons are predictable.
+         * Ties are ordered by pair, so the order is the same from any start. */
+        for (size_t p = 0; p < n; p++) {
+            uint32_t j = s->by_rank[p];
+            if (!isnan(value[j])) e[k++] = (entry){-value[j], j};
+        }
+    } else {
+        for (size_t j = 0; j < n; j++)
+            if (!isnan(value[j])) e[k++] = (entry){-value[j], (uint32_t)j};
     }
-    if (k <= 64) {
+    if (n <= INSERTION_MAX) {
         for (uint32_t i = 1; i < k; i++) {
             entry x = e[i];
             uint32_t u = i;
-            while (u > 0 && e[u - 1].key > x.key) e[u] = e[u - 1], u--;
+            while (u > 0 && (e[u - 1].key > x.key || (e[u - 1].key == x.key && e[u - 1].j > x.j)))
+                e[u] = e[u - 1], u--;
             e[u] = x;
         }
     } else {
@@ -278,20 +295,27 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
     for (uint32_t p = 0, q; p < k; p = q) {
         for (q = p + 1; q < k && e[q].key == e[p].key; q++) continue;
         for (uint32_t t = p; t < q; t++) {
-            ordinal[e[t].j] = t + 1; /* ties in pair order: the sorts are stable */
+            ordinal[e[t].j] = t + 1; /* ties in pair order */
             mid2[e[t].j] = (int32_t)(p + 1 + q);
         }
     }
+    for (uint32_t p = 0; p < k; p++) s->by_rank[p] = e[p].j;
+    s->by_rank_n = k;
     return k;
 }
 
 /* Groups up to this many pairs get every Kendall's tau-b at once
  * (compare_tau_b_ranks_all: O(n^2), cheaper than a sort per two rankings). */
 enum { JOINT_TAU_MAX = 256 };
+_Static_assert(JOINT_TAU_MAX <= COMPARE_TAU_BLOCK + 1, "compare_tau_b_ranks_all takes the groups");
 
+/* The bin of a rank change d: 0, 1, 2, 3, 4-5, 6-10, 11-20, more. From a
+ * table: the changes are irregular, a chain of tests would be mispredicted. */
 static int bin_of(uint32_t d)
 {
-    return d <= 3 ? (int)d : d <= 5 ? 4 : d <= 10 ? 5 : d <= 20 ? 6 : 7;
+    static const uint8_t kBin[22] = {0, 1, 2, 3, 4, 4, 5, 5, 5, 5, 5,
+                                     6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7};
+    return kBin[d < 21 ? d : 21];
 }
 
 /* Spearman and Kendall tau-b of two rankings over the k pairs listed in
@@ -352,8 +376,8 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
     out->winner = 0;
     for (uint32_t t = 0; t < k; t++) {
         if (ca[t] == 1 && cb[t] != 1) out->winner = 1;
-        top3 += ca[t] <= 3 && cb[t] <= 3;
-        topk += ca[t] <= kk && cb[t] <= kk;
+        top3 += (ca[t] <= 3) & (cb[t] <= 3); /* &, not &&: no branch */
+        topk += (ca[t] <= kk) & (cb[t] <= kk);
         out->hist[bin_of(ca[t] > cb[t] ? ca[t] - cb[t] : cb[t] - ca[t])]++;
     }
     if (k >= 4) out->podium = top3 != 3;
@@ -369,7 +393,7 @@ static void group_stats(const datum_compare *c, size_t n, const double *value,
     uint32_t ranked[MAXM + 1];
     for (size_t i = 0; i < m + with_truth; i++)
         ranked[i] = rank_method(n, i < m ? value + i * n : truth, s->ordinal + i * s->cap,
-                                s->mid2 + i * s->cap, s);
+                                s->mid2 + i * s->cap, s, i > 0);
     /* The rankings that rank every pair (usually all of them) get their
      * Kendall's tau-b at once: the pairs of pairs compared once per ranking. */
     size_t joint[MAXM + 1], n_joint = 0;
@@ -381,9 +405,8 @@ static void group_stats(const datum_compare *c, size_t n, const double *value,
     }
     if (n_joint >= 2) {
         const int32_t *rank[MAXM + 1];
-        int16_t sign[(MAXM + 1) * JOINT_TAU_MAX];
         for (size_t u = 0; u < n_joint; u++) rank[u] = s->mid2 + joint[u] * s->cap;
-        compare_tau_b_ranks_all(n, n_joint, rank, sign, tau);
+        compare_tau_b_ranks_all(n, n_joint, rank, s->signs, tau);
     }
 #define KNOWN_TAU(a, b) (at_joint[a] >= 0 && at_joint[b] >= 0 ? &tau[at_joint[a] * n_joint + at_joint[b]] : NULL)
     for (size_t a = 0; a < m; a++)
@@ -423,7 +446,9 @@ static void scratch_free(scratch *s)
     datum_free(s->pairs); datum_free(s->idx); datum_free(s->tmp); datum_free(s->order);
     datum_free(s->affected); datum_free(s->sum); datum_free(s->top); datum_free(s->value);
     datum_free(s->newvalue); datum_free(s->mid2); datum_free(s->rslot); datum_free(s->x); datum_free(s->y);
-    datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->work);
+    datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->signs);
+    datum_free(s->by_rank);
+    datum_free(s->work);
     memset(s, 0, sizeof *s);
 }
 
@@ -459,9 +484,11 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->y = datum_malloc(ctx, cap, sizeof *s->y);
     s->truth = datum_malloc(ctx, cap, sizeof *s->truth);
     s->work = datum_malloc(ctx, datum_rank_work_size(cap), 1);
+    s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_BLOCK, sizeof *s->signs);
+    s->by_rank = datum_malloc(ctx, cap, sizeof *s->by_rank);
     if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->sum || !s->top ||
         !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal || !s->x || !s->y ||
-        !s->truth || !s->work)
+        !s->truth || !s->work || !s->signs || !s->by_rank)
         return DATUM_E_NOMEM;
     return DATUM_OK;
 }
@@ -616,6 +643,57 @@ static void abs_diff(uint64_t n, const double *a, const double *b, int numbers, 
     *count += c0 + c1 + c2 + c3;
 }
 
+/* Method i's IMPs of the event's rows [r0, r1) added to its pairs' totals
+ * (s->sum, s->boards at the cells s->rslot), the NaN figures left out. */
+static void imp_totals(const rows_of *o, uint64_t r0, uint64_t r1, size_t i, scratch *s)
+{
+    double *sum = s->sum;
+    int64_t *boards = s->boards;
+    const uint32_t *cell = s->rslot - 2 * r0;
+    for (uint64_t r = r0; r < r1; r++) {
+        size_t a = cell[2 * r] + i, b = cell[2 * r + 1] + i;
+        double ns = o->ns[r], ew = o->ew ? o->ew[r] : 0.0 - ns;
+        if (ns == ns) sum[a] += ns, boards[a]++;
+        if (ew == ew) sum[b] += ew, boards[b]++;
+    }
+}
+
+/* The totals of imp_totals for the methods fast[0..n_fast), whose NS
+ * figures of the event's rows are all numbers: one pass over the rows for all
+ * of them (each row's cells found once), no test per row, each pair's boards
+ * its rows (rows_of_pair, per slot of the n). The additions are those of
+ * imp_totals, in the same order. An EW figure that is NaN (none of the
+ * kernels gives one beside a number, but the pass does not promise it) makes
+ * its pair's sum NaN: that method is then summed again by imp_totals. */
+static void imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, const size_t *fast,
+                               size_t n_fast, size_t n, const uint32_t *rows_of_pair, scratch *s)
+{
+    size_t m = j->c->n;
+    double *sum = s->sum;
+    const uint32_t *cell = s->rslot - 2 * r0;
+    const double *ns_of[MAXM], *ew_of[MAXM];
+    for (size_t u = 0; u < n_fast; u++) ns_of[u] = j->rows[fast[u]].ns, ew_of[u] = j->rows[fast[u]].ew;
+    for (uint64_t r = r0; r < r1; r++) {
+        double *sa = sum + cell[2 * r], *sb = sum + cell[2 * r + 1];
+        for (size_t u = 0; u < n_fast; u++) {
+            double ns = ns_of[u][r], ew = ew_of[u] ? ew_of[u][r] : 0.0 - ns;
+            sa[fast[u]] += ns;
+            sb[fast[u]] += ew;
+        }
+    }
+    for (size_t u = 0; u < n_fast; u++) {
+        size_t i = fast[u];
+        int nan = 0;
+        for (size_t t = 0; t < n; t++) {
+            s->boards[t * m + i] = rows_of_pair[t];
+            nan |= sum[t * m + i] != sum[t * m + i];
+        }
+        if (!nan) continue;
+        for (size_t t = 0; t < n; t++) sum[t * m + i] = 0, s->boards[t * m + i] = 0;
+        imp_totals(&j->rows[i], r0, r1, i, s);
+    }
+}
+
 /* Event e of the chunk: its pairs' totals per method, its statistics (by
  * event), the figures per result and its perturbations. */
 static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
@@ -638,29 +716,33 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         s->pairs[u] = v;
     }
     for (size_t t = 0; t < n; t++) s->slot[s->pairs[t]] = (int32_t)t;
+    uint32_t *rows_of_pair = s->idx; /* free until the rankings */
+    memset(rows_of_pair, 0, n * sizeof *rows_of_pair);
     for (uint64_t r = r0; r < r1; r++) {
-        s->rslot[2 * (r - r0)] = (uint32_t)(s->slot[k->ns_pair[r]] * m);
-        s->rslot[2 * (r - r0) + 1] = (uint32_t)(s->slot[k->ew_pair[r]] * m);
+        int32_t a = s->slot[k->ns_pair[r]], b = s->slot[k->ew_pair[r]];
+        s->rslot[2 * (r - r0)] = (uint32_t)a * (uint32_t)m;
+        s->rslot[2 * (r - r0) + 1] = (uint32_t)b * (uint32_t)m;
+        rows_of_pair[a]++, rows_of_pair[b]++;
     }
     memset(s->sum, 0, n * m * sizeof *s->sum);
     memset(s->top, 0, n * m * sizeof *s->top);
     memset(s->boards, 0, n * m * sizeof *s->boards);
     int numbers[MAXM] = {0}; /* method i's figures of the event's rows are all numbers */
+    size_t fast[MAXM], n_fast = 0;
     for (size_t i = 0; i < m; i++) {
         if (c->pass_id[i] < 0) continue;
         const rows_of *o = &j->rows[i];
         double fig = 0;
-        uint64_t figs = 0, scored = 0;
+        uint64_t figs = 0;
         numbers[i] = 0;
         if (c->method[i].kind != DATUM_COMPARE_MATCHPOINTS) { /* IMPs: no tops */
-            for (uint64_t r = r0; r < r1; r++) {
-                size_t a = s->rslot[2 * (r - r0)] + i, b = s->rslot[2 * (r - r0) + 1] + i;
-                double ns = o->ns[r], ew = o->ew ? o->ew[r] : 0.0 - ns;
-                if (ns == ns) s->sum[a] += ns, s->boards[a]++, scored++;
-                if (ew == ew) s->sum[b] += ew, s->boards[b]++;
-            }
-            numbers[i] = scored == r1 - r0;
-            abs_diff(r1 - r0, o->ns + r0, NULL, numbers[i], &fig, &figs);
+            /* Summed without tests first: a NaN among the figures makes the
+             * sum NaN, and then they are summed again with the tests. */
+            abs_diff(r1 - r0, o->ns + r0, NULL, 1, &fig, &figs);
+            numbers[i] = fig == fig;
+            if (numbers[i]) fast[n_fast++] = i;
+            else fig = 0, figs = 0, abs_diff(r1 - r0, o->ns + r0, NULL, 0, &fig, &figs),
+                 imp_totals(o, r0, r1, i, s);
         } else {
             for (size_t f = f0; f < f1; f++)
                 for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
@@ -674,6 +756,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         out->fig_sum[i] = fig;
         out->fig_n[i] = figs;
     }
+    imp_totals_numbers(j, r0, r1, fast, n_fast, n, rows_of_pair, s);
     /* Mean absolute difference per result, methods of the same unit. */
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++) {
@@ -716,7 +799,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         group_stats(c, n, s->value, truth, s, out->pairs, out->truth);
     } else {
         for (size_t i = 0; i < m; i++)
-            rank_method(n, s->value + i * n, s->ordinal + i * s->cap, s->mid2 + i * s->cap, s);
+            rank_method(n, s->value + i * n, s->ordinal + i * s->cap, s->mid2 + i * s->cap, s, i > 0);
     }
     /* The perturbations of the event's sampled fields. */
     for (size_t f = f0; f < f1; f++) {

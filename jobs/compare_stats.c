@@ -98,32 +98,47 @@ double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y)
     return tau_b_of(n, s, tx, ty);
 }
 
+/* The sign products of the block's item pairs (len entries per ranking in
+ * sign) added to s, and each ranking's ties to ties: one dot product of
+ * len 16-bit lanes per two rankings, long enough to fill vector registers
+ * whatever the group's size. */
+static void tau_flush(size_t m, size_t len, const int16_t *sign, int64_t *s, int64_t *ties)
+{
+    enum { R = COMPARE_RANKINGS_MAX };
+    for (size_t a = 0; a < m; a++) {
+        const int16_t *x = sign + a * COMPARE_TAU_BLOCK;
+        int32_t zero = 0;
+        for (size_t j = 0; j < len; j++) zero += x[j] == 0;
+        ties[a] += zero;
+        for (size_t b = a + 1; b < m; b++) {
+            const int16_t *y = sign + b * COMPARE_TAU_BLOCK;
+            int32_t dot = 0; /* |dot| <= len: no overflow */
+            for (size_t j = 0; j < len; j++) dot += x[j] * y[j];
+            s[a * R + b] += dot;
+        }
+    }
+}
+
 void compare_tau_b_ranks_all(size_t n, size_t m, const int32_t *const *rank, int16_t *sign,
                              double *tau)
 {
     enum { R = COMPARE_RANKINGS_MAX };
     int64_t s[R * R] = {0}, ties[R] = {0};
+    /* The signs of item i against each earlier item, per ranking, are laid
+     * one item after the other in a block; a full block's products are
+     * summed at once. The sums are integers: their order does not matter. */
+    size_t len = 0;
     for (size_t i = 1; i < n; i++) {
-        /* The sign of item i against each earlier item, per ranking... */
+        if (len + i > COMPARE_TAU_BLOCK) tau_flush(m, len, sign, s, ties), len = 0;
         for (size_t a = 0; a < m; a++) {
             const int32_t *r = rank[a];
-            int16_t *sg = sign + a * n;
-            int32_t ri = r[i], zero = 0;
-            for (size_t j = 0; j < i; j++) {
-                sg[j] = (int16_t)((ri > r[j]) - (ri < r[j]));
-                zero += sg[j] == 0;
-            }
-            ties[a] += zero;
+            int16_t *sg = sign + a * COMPARE_TAU_BLOCK + len;
+            int32_t ri = r[i];
+            for (size_t j = 0; j < i; j++) sg[j] = (int16_t)((ri > r[j]) - (ri < r[j]));
         }
-        /* ...then their products, two rankings at a time (16-bit lanes). */
-        for (size_t a = 0; a < m; a++)
-            for (size_t b = a + 1; b < m; b++) {
-                const int16_t *x = sign + a * n, *y = sign + b * n;
-                int32_t dot = 0;
-                for (size_t j = 0; j < i; j++) dot += x[j] * y[j];
-                s[a * R + b] += dot;
-            }
+        len += i;
     }
+    tau_flush(m, len, sign, s, ties);
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++)
             tau[a * m + b] = tau[b * m + a] = tau_b_of(n, s[a * R + b], ties[a], ties[b]);

@@ -290,6 +290,59 @@ static void test_trimmed_means_against_sorted_reference(void **state)
     }
 }
 
+/* Every rounding convention of a plain mean against the nearest multiples of
+ * 10 found by search: the mean num/den is compared exactly with each
+ * candidate 10c (|num - 10c den| in integers), the ties decided by the
+ * convention's own words; truncation keeps the candidate toward zero. */
+static void test_rounding_against_search(void **state)
+{
+    (void)state;
+    test_rng rng = test_rng_seeded("rounding_search", 7);
+    const datum_rounding modes[] = {DATUM_ROUND_HALF_TOWARD_ZERO, DATUM_ROUND_HALF_AWAY,
+                                    DATUM_ROUND_HALF_UP, DATUM_ROUND_HALF_EVEN,
+                                    DATUM_ROUND_TRUNCATE};
+    for (int trial = 0; trial < 4000; trial++) {
+        size_t n = (size_t)test_rng_range(&rng, 1, 12);
+        int32_t s[12];
+        int64_t num = 0;
+        for (size_t i = 0; i < n; i++) {
+            s[i] = trial % 2 ? test_rng_score(&rng) : (int32_t)(5 * test_rng_range(&rng, -40, 40));
+            num += s[i];
+        }
+        int64_t den = (int64_t)n;
+        datum_rule rule;
+        assert_int_equal(datum_rule_preset(&rule, "mean"), DATUM_OK);
+        rule.rounding = modes[trial % 5];
+        int64_t best = 0, best_c = 0, second_c = 0;
+        int tie = 0;
+        for (int64_t c = -800; c <= 800; c++) {
+            int64_t d = num - 10 * c * den;
+            d = d < 0 ? -d : d;
+            if (c == -800 || d < best) best = d, best_c = c, tie = 0;
+            else if (d == best) second_c = c, tie = 1;
+        }
+        int64_t want = best_c; /* with a tie, best_c < second_c = best_c + 1 */
+        if (tie) {
+            switch (rule.rounding) {
+            case DATUM_ROUND_HALF_TOWARD_ZERO: want = second_c <= 0 ? second_c : best_c; break;
+            case DATUM_ROUND_HALF_AWAY: want = second_c <= 0 ? best_c : second_c; break;
+            case DATUM_ROUND_HALF_UP: want = second_c; break;
+            default: want = best_c % 2 == 0 ? best_c : second_c; break;
+            }
+        }
+        if (rule.rounding == DATUM_ROUND_TRUNCATE) /* the largest |10c| <= |mean|, same sign */
+            for (want = 0; num >= 0 ? 10 * (want + 1) * den <= num : 10 * (want - 1) * den >= num;)
+                want += num >= 0 ? 1 : -1;
+        int32_t work[32];
+        datum_value v;
+        assert_int_equal(datum_field_datum(&rule, s, n, work, &v), DATUM_OK);
+        if (v.num != 10 * want || v.den != 1)
+            fail_msg("trial %d: mean %lld/%lld, mode %d: %lld/%lld, expected %lld", trial,
+                     (long long)num, (long long)den, (int)rule.rounding, (long long)v.num,
+                     (long long)v.den, (long long)(10 * want));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_seed001_board7),
         cmocka_unit_test(test_nbb_drop_counts),
         cmocka_unit_test(test_rounding_examples),
+        cmocka_unit_test(test_rounding_against_search),
         cmocka_unit_test(test_seed003_scheveningen),
         cmocka_unit_test(test_bastille_keeps_one_score),
         cmocka_unit_test(test_medians_and_percent),

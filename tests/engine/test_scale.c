@@ -120,6 +120,34 @@ static void test_no_negative_zero(void **state)
     assert_false(signbit(datum_imp(&kWbf, -3.0)));
 }
 
+/* A Butler field on a scale other than whole WBF IMPs (or with a datum that
+ * is no whole number) converts each row as datum_imp_ratio does its
+ * difference, bit for bit, EW the negation: the field's loop hoists what
+ * depends on the datum alone. */
+static void test_butler_rows_as_imp_ratio(void **state)
+{
+    (void)state;
+    test_rng rng = test_rng_seeded("test_butler_rows_as_imp_ratio", 3);
+    const datum_adjusted_imps award = DATUM_ADJUSTED_IMPS_INIT;
+    enum { N = 40 };
+    int32_t score[N];
+    double ns[N], ew[N];
+    for (int round = 0; round < 2000; round++) {
+        datum_scale scale = {test_rng_range(&rng, 0, 1) ? DATUM_SCALE_LINEAR : DATUM_SCALE_WBF,
+                             (int)test_rng_range(&rng, 0, 1), (int)test_rng_range(&rng, 0, 1)};
+        size_t n = (size_t)test_rng_range(&rng, 1, N);
+        datum_value d = {test_rng_range(&rng, -200000, 200000), test_rng_range(&rng, 2, 60)};
+        for (size_t i = 0; i < n; i++) score[i] = (int32_t)test_rng_range(&rng, -7600, 7600);
+        datum_field_butler(&scale, &award, score, NULL, n, d, ns, ew);
+        for (size_t i = 0; i < n; i++) {
+            double want = datum_imp_ratio(&scale, (int64_t)score[i] * d.den - d.num, d.den);
+            assert_memory_equal(&ns[i], &want, sizeof want);
+            want = 0.0 - want;
+            assert_memory_equal(&ew[i], &want, sizeof want);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +158,7 @@ int main(void)
         cmocka_unit_test(test_linear_matches_seed_table),
         cmocka_unit_test(test_double_and_half),
         cmocka_unit_test(test_no_negative_zero),
+        cmocka_unit_test(test_butler_rows_as_imp_ratio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
