@@ -61,6 +61,7 @@ struct datum_archive_writer {
     int32_t *field_date;   /* scratch of a chunk, per field: its date, its end */
     uint64_t *field_end;
     size_t date_cap, end_cap;
+    io_scratch scratch;    /* the columns' compression, one after the other */
 };
 
 static int io_failure(datum_archive_writer *w, const char *what)
@@ -113,6 +114,7 @@ static void writer_free(datum_archive_writer *w)
     datum_free(w->seen);
     datum_free(w->field_date);
     datum_free(w->field_end);
+    datum_free(w->scratch.p);
     datum_free(w->path);
     datum_free(w);
 }
@@ -245,7 +247,7 @@ static int write_held(datum_archive_writer *w, column *c)
     if (c->n_held == 0) return DATUM_OK;
     hsize_t extent = c->written;
     if (H5Dset_extent(c->ds, &extent) < 0) return io_failure(w, c->path);
-    int rc = io_chunked_write(w->ctx, &c->codec, c->held_first, c->n_held, c->held,
+    int rc = io_chunked_write(w->ctx, &c->codec, &w->scratch, c->held_first, c->n_held, c->held,
                               datum_ctx_threads(w->ctx));
     if (rc == DATUM_E_NOMEM) return rc;
     if (rc != DATUM_OK) return io_failure(w, c->path);
