@@ -260,8 +260,11 @@ static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
     PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
     PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, N, N));
     PetscCall(MatSetType(A, MATAIJ));
-    PetscCall(MatSetPreallocationCOO(A, (PetscCount)job->nnz, (PetscInt *)job->row,
-                                     (PetscInt *)job->col));
+    /* A is symmetric and its entries come column by column: given as rows,
+     * they arrive grouped by row, which PETSc's sort of them handles in
+     * about two thirds of the time (decade: 1.5 s instead of 2.2 s). */
+    PetscCall(MatSetPreallocationCOO(A, (PetscCount)job->nnz, (PetscInt *)job->col,
+                                     (PetscInt *)job->row));
     PetscCall(MatSetValuesCOO(A, job->val, ADD_VALUES));
     datum_free(job->row); /* their copy is PETSc's now: the peak is one of them */
     datum_free(job->col);
