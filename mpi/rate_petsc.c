@@ -59,7 +59,9 @@ static int projector_init(datum_ctx *ctx, projector *q, const datum_rate_null_st
     q->sc = datum_calloc(ctx, no + 1, sizeof *q->sc);
     q->tt = datum_calloc(ctx, ng + 1, sizeof *q->tt);
     q->sums = datum_calloc(ctx, no + ng + 1, sizeof *q->sums);
-    if (!q->mc || !q->sc || !q->tt || !q->sums) return DATUM_E_NOMEM;
+    int rc = q->mc && q->sc && q->tt && q->sums ? DATUM_OK : DATUM_E_NOMEM;
+    if (!mpi_all_ok(rc == DATUM_OK)) /* before the sums: every process stops, none waits */
+        return rc != DATUM_OK ? rc : mpi_other_failed(ctx);
     for (PetscInt j = lo; j < hi; j++) {
         int32_t c = s->ocomp[j];
         if (c < 0) continue;
@@ -213,8 +215,7 @@ typedef struct {
  * trace (max_it + 1 of them) unless NULL. PETSC_OPTIONS (-pc_type gamg,
  * -log_view, ...) are applied last and override both. */
 static PetscErrorCode cg_run(Mat A, Vec rhs, Vec x, int block, const datum_rate_options *opt,
-                             PetscInt max_it, PetscReal *trace, PetscInt *its,
-                             KSPConvergedReason *why)
+                             PetscInt max_it, PetscReal *trace, PetscInt *its)
 {
     KSP ksp;
     PC pc;
@@ -241,7 +242,6 @@ static PetscErrorCode cg_run(Mat A, Vec rhs, Vec x, int block, const datum_rate_
     PetscCall(VecSet(x, 0.0));
     PetscCall(KSPSolve(ksp, rhs, x));
     PetscCall(KSPGetIterationNumber(ksp, its));
-    PetscCall(KSPGetConvergedReason(ksp, why));
     PetscCall(KSPDestroy(&ksp));
     return 0;
 }
@@ -280,10 +280,13 @@ static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
     PetscInt lo, hi;
     PetscCall(MatCreateVecs(A, &x, &b));
     PetscCall(VecGetOwnershipRange(b, &lo, &hi));
-    projector euclid, boards;
+    projector euclid = {0}, boards = {0};
     if (projector_init(ctx, &euclid, job->s, lo, hi, NULL) != DATUM_OK ||
-        projector_init(ctx, &boards, job->s, lo, hi, job->n) != DATUM_OK)
+        projector_init(ctx, &boards, job->s, lo, hi, job->n) != DATUM_OK) {
+        projector_free(&euclid);
+        projector_free(&boards);
         SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory (projections)");
+    }
     PetscScalar *a;
     PetscCall(VecGetArray(b, &a));
     for (PetscInt j = lo; j < hi; j++) a[j - lo] = job->n[j] > 0 ? job->r[j] : 0.0;
@@ -306,44 +309,26 @@ static PetscErrorCode solve_petsc(datum_ctx *ctx, petsc_job *job)
     datum_rate_stats *st = job->stats;
     int block = opt->solver == DATUM_RATE_ITERATIVE && opt->block_size > 1;
     PetscInt its = 0;
-    KSPConvergedReason why;
     /* The serial program solves components of at most dense_max pairs
      * densely and chooses only for the others: with none, no choice here. */
     int sparse = opt->dense_max <= 0 || st->largest_component > (uint32_t)opt->dense_max;
     if (opt->solver == DATUM_RATE_AUTO && sparse) {
-        datum_rate_forecast *f = &st->forecast;
-        st->chose = 1;
-        if (opt->calibration) st->calibration = *opt->calibration;
-        else datum_rate_calibration_builtin(&st->calibration);
-        *f = (datum_rate_forecast){.pairs = (double)st->pairs, .matrix_nnz = info.nz_used,
-                                   .memory = opt->memory, .flops = opt->flops,
-                                   .block_size = opt->block_size,
-                                   .max_iterations = opt->max_iterations,
-                                   .tolerance = opt->tolerance};
-        datum_rate_choose(f, &st->calibration, &st->choice);
-        PetscInt budget = st->choice.trial_budget;
+        PetscInt budget = datum_rate_auto_begin(st, opt, (double)st->pairs, info.nz_used);
         PetscReal *trace = datum_malloc(ctx, (size_t)budget + 1, sizeof *trace);
         if (!trace) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory (the trial's residuals)");
-        PetscCall(cg_run(A, rc_vec, x, 0, opt, budget, trace, &its, &why));
+        PetscCall(cg_run(A, rc_vec, x, 0, opt, budget, trace, &its));
         st->time_trial = MPI_Wtime() - t0;
-        /* As the serial trial (solvers/sparse.c, auto_trial): the relative
-         * residual reached, and the rate over the second half unless CG
-         * stopped early without converging (no rate to extrapolate). */
-        PetscInt half = its / 2;
-        PetscReal rel = trace[0] > 0 ? trace[its] / trace[0] : 0;
-        f->trial_iterations = its > 0 ? (int)its : 1;
-        f->trial_residual = rel;
-        int stalled = why <= 0 && its < budget;
-        f->trial_rate = !stalled && its > half && trace[half] > 0
-                            ? pow(trace[its] / trace[half], 1.0 / (double)(its - half)) : 1;
+        /* PETSc's criterion is the serial one, relative to the first residual. */
+        int finished = datum_rate_auto_trial(st, (int)its, (int)budget,
+                                             trace[0] > 0 ? trace[its] / trace[0] : 0, trace);
         datum_free(trace);
-        if (why <= 0) { /* the trial did not finish: the choice, then that path from 0 */
-            datum_rate_choose(f, &st->calibration, &st->choice);
+        if (!finished) { /* the choice, then that path from 0 */
+            datum_rate_choose(&st->forecast, &st->calibration, &st->choice);
             block = st->choice.path == DATUM_RATE_PATH_BLOCK;
-            PetscCall(cg_run(A, rc_vec, x, block, opt, opt->max_iterations, NULL, &its, &why));
+            PetscCall(cg_run(A, rc_vec, x, block, opt, opt->max_iterations, NULL, &its));
         }
     } else {
-        PetscCall(cg_run(A, rc_vec, x, block, opt, opt->max_iterations, NULL, &its, &why));
+        PetscCall(cg_run(A, rc_vec, x, block, opt, opt->max_iterations, NULL, &its));
     }
     st->iterations = (int)its;
     st->block_size = block ? opt->block_size : 1;

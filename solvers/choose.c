@@ -149,3 +149,34 @@ void datum_rate_choose(const datum_rate_forecast *f, const datum_rate_calibratio
     }
     out->path = (datum_rate_path)best;
 }
+
+int datum_rate_auto_begin(datum_rate_stats *st, const datum_rate_options *opt, double pairs,
+                          double matrix_nnz)
+{
+    st->chose = 1;
+    if (opt->calibration) st->calibration = *opt->calibration;
+    else datum_rate_calibration_builtin(&st->calibration);
+    st->forecast = (datum_rate_forecast){.pairs = pairs, .matrix_nnz = matrix_nnz,
+                                         .memory = opt->memory, .flops = opt->flops,
+                                         .block_size = opt->block_size,
+                                         .max_iterations = opt->max_iterations,
+                                         .tolerance = opt->tolerance};
+    datum_rate_choose(&st->forecast, &st->calibration, &st->choice);
+    return st->choice.trial_budget;
+}
+
+int datum_rate_auto_trial(datum_rate_stats *st, int iterations, int budget, double residual,
+                          const double *trace)
+{
+    datum_rate_forecast *f = &st->forecast;
+    int it = iterations, half = it / 2;
+    f->trial_iterations = it > 0 ? it : 1;
+    f->trial_residual = residual;
+    int converged = residual <= f->tolerance;
+    /* Stopped before its budget without converging: CG stagnated (a null
+     * direction it cannot see, or rounding), no rate to extrapolate. */
+    int stalled = it < budget && !converged;
+    f->trial_rate = !stalled && it > half && trace[half] > 0
+                        ? pow(trace[it] / trace[half], 1.0 / (it - half)) : 1;
+    return converged;
+}

@@ -273,6 +273,24 @@ typedef struct {
     double time_trial;             /* auto: seconds of the Jacobi trial (also when it solved) */
 } datum_rate_stats;
 
+/* Auto's first step, the same for every solver of the system (datum rate,
+ * datum-mpi): st->chose = 1, st->calibration from opt (or built in), the
+ * forecast of a system of `pairs` unknowns and `matrix_nnz` entries from
+ * opt, and the choice before any trial. Returns the Jacobi trial's budget
+ * (st->choice.trial_budget). */
+int datum_rate_auto_begin(datum_rate_stats *st, const datum_rate_options *opt, double pairs,
+                          double matrix_nnz);
+
+/* What a Jacobi trial of `iterations` (stopped at `budget` or before) says,
+ * written in st->forecast: the relative residual reached, and the mean
+ * reduction an iteration over the second half of trace[0..iterations] (the
+ * residual norms, any scale) unless CG stopped early without converging
+ * (stagnation: no rate to extrapolate). Returns 1 when the trial converged
+ * (residual at most the tolerance), 0 when the choice must be made again
+ * (datum_rate_choose on st->forecast). */
+int datum_rate_auto_trial(datum_rate_stats *st, int iterations, int budget, double residual,
+                          const double *trace);
+
 /* How a component's null space was found. */
 typedef enum {
     DATUM_RATE_NULL_DENSE = 1,     /* eigendecomposition (complete) */

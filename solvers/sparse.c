@@ -942,17 +942,8 @@ static int auto_trial(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, cons
                       datum_rate_stats *st, int *finished)
 {
     const datum_rate_options *opt = sp->opt;
-    datum_rate_forecast *f = &st->forecast;
     *finished = 0;
-    st->chose = 1;
-    if (opt->calibration) st->calibration = *opt->calibration;
-    else datum_rate_calibration_builtin(&st->calibration);
-    *f = (datum_rate_forecast){.pairs = nb->n, .matrix_nnz = (double)sp->a->nnz,
-                               .memory = opt->memory, .flops = opt->flops,
-                               .block_size = opt->block_size, .max_iterations = opt->max_iterations,
-                               .tolerance = opt->tolerance};
-    datum_rate_choose(f, &st->calibration, &st->choice);
-    int budget = st->choice.trial_budget;
+    int budget = datum_rate_auto_begin(st, opt, nb->n, (double)sp->a->nnz);
     uint8_t *pins0 = datum_malloc(ctx, sp->s->n, 1);
     double *trace = datum_malloc(ctx, (size_t)budget + 1, sizeof *trace);
     int rc = pins0 && trace ? DATUM_OK : DATUM_E_NOMEM;
@@ -963,15 +954,7 @@ static int auto_trial(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, cons
     }
     st->time_trial = rate_now() - t0;
     if (rc == DATUM_OK) {
-        int it = st->iterations, half = it / 2;
-        f->trial_iterations = it > 0 ? it : 1;
-        f->trial_residual = rel;
-        /* Stopped before its budget without converging: CG stagnated (a null
-         * direction it cannot see, or rounding), no rate to extrapolate. */
-        int stalled = it < budget && rel > opt->tolerance;
-        f->trial_rate = !stalled && it > half && trace[half] > 0
-                            ? pow(trace[it] / trace[half], 1.0 / (it - half)) : 1;
-        if (rel <= opt->tolerance) *finished = 1;
+        if (datum_rate_auto_trial(st, st->iterations, budget, rel, trace)) *finished = 1;
         else rc = trial_undo(ctx, sp, pins0, st);
     }
     datum_free(pins0);
