@@ -62,6 +62,7 @@ int cli_parse_triple(cli_parser *p, const char *option, const char *text, double
 int cli_parse_size(const char *text, double *bytes);
 int cli_set_string(cli_parser *p, const char *value, void *target); /* const char * */
 int cli_set_threads(cli_parser *p, const char *value, void *target);/* int 1..1024 */
+int cli_set_u64(cli_parser *p, const char *value, void *target);    /* uint64_t, any */
 
 /* An int option whose value must be in [lo, hi]: the target of
  * cli_set_bounded_int, so that one handler serves all of them. */

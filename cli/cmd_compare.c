@@ -68,15 +68,6 @@ static int set_by(cli_parser *p, const char *value, void *target)
     return cli_usage_error(p, "--by takes event, year or all, not '%s'", value);
 }
 
-static int set_count(cli_parser *p, const char *value, void *target)
-{
-    int64_t v;
-    if (datum_parse_int(value, strlen(value), 0, INT64_MAX, &v) != DATUM_PARSE_OK)
-        return cli_usage_error(p, "--sample and --seed take a whole number >= 0, not '%s'", value);
-    *(uint64_t *)target = (uint64_t)v;
-    return 0;
-}
-
 /* "CPU MODEL, N CPUs online, T threads, load L" for the report. */
 static void describe_machine(int threads, char *out, size_t size)
 {
@@ -173,8 +164,8 @@ int cmd_compare(int argc, char **argv)
         {"--method", 1, add_method, &job},
         {"--by", 1, set_by, &job.opt.by},
         {"--top-k", 1, cli_set_bounded_int, &top_k},
-        {"--sample", 1, set_count, &job.opt.sample},
-        {"--seed", 1, set_count, &job.opt.seed},
+        {"--sample", 1, cli_set_u64, &job.opt.sample},
+        {"--seed", 1, cli_set_u64, &job.opt.seed},
         {"--groups", 1, cli_set_string, &job.opt.groups_csv},
         {"--report", 1, cli_set_string, &job.report},
         {"--threads", 1, cli_set_threads, &job.threads},

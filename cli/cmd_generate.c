@@ -50,15 +50,6 @@ static const char kHelp[] =
     "  --no-compress           store the columns uncompressed\n"
     "  --deflate LEVEL         deflate level 1..9 (default 1)\n";
 
-static int set_seed(cli_parser *p, const char *value, void *target)
-{
-    uint64_t v;
-    if (datum_parse_uint(value, strlen(value), UINT64_MAX, &v) != DATUM_PARSE_OK)
-        return cli_usage_error(p, "--seed takes a whole number from 0 to 2^64-1, not '%s'", value);
-    *(uint64_t *)target = v;
-    return 0;
-}
-
 /* A real option whose value must be in [lo, hi]. */
 typedef struct {
     double *value;
@@ -122,7 +113,7 @@ int cmd_generate(int argc, char **argv)
         {"--sessions-per-week", 1, cli_set_bounded_int, &sessions},
         {"--boards", 1, cli_set_bounded_int, &boards},
         {"--first-year", 1, cli_set_bounded_int, &first},
-        {"--seed", 1, set_seed, &go.seed},
+        {"--seed", 1, cli_set_u64, &go.seed},
         {"--mixing", 1, cli_set_string, &ignored},
         {"--multi-club", 1, set_bounded_real, &reals[0]},
         {"--visitors-region", 1, set_bounded_real, &reals[1]},

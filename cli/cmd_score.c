@@ -19,6 +19,7 @@ typedef struct {
     const char *out_h5, *results_csv, *pairs_csv;
     cli_mp_options mpo; /* matchpoints */
     const char *tolerance; /* --published-tolerance */
+    double tolerance_value; /* parsed by score_main when tolerance is set */
 } score_job;
 
 static void print_ranking(const score_job *job, const datum_archive *a, const datum_pair_totals *t,
@@ -79,8 +80,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
     o.results_csv = job->results_csv;
     o.pairs_csv = job->pairs_csv;
     o.compare_published = job->compare_published;
-    if (job->tolerance)
-        datum_parse_real(job->tolerance, strlen(job->tolerance), 0, 1e9, &o.published_tolerance);
+    if (job->tolerance) o.published_tolerance = job->tolerance_value;
     if (job->kind == JOB_MATCHPOINTS) { /* the matchpoints' own method, not a datum's */
         const datum_mp_method *m = &job->mpo.mp;
         static const char *const keys[] = {"method", "top", "neuberg", "adjusted_shares", "archive"};
@@ -266,9 +266,8 @@ static int score_main(int argc, char **argv, job_kind kind)
     }
     if (cli_method_resolve(&p, &job.mo) != 0) return EXIT_BAD_INPUT;
     if (kind == JOB_MATCHPOINTS && cli_mp_resolve(&p, &job.mpo) != 0) return EXIT_BAD_INPUT;
-    double tolerance;
     if (job.tolerance && datum_parse_real(job.tolerance, strlen(job.tolerance), 0, 1e9,
-                                          &tolerance) != DATUM_PARSE_OK) {
+                                          &job.tolerance_value) != DATUM_PARSE_OK) {
         cli_usage_error(&p, "--published-tolerance takes a number >= 0, not '%s'", job.tolerance);
         return EXIT_BAD_INPUT;
     }

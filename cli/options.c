@@ -76,6 +76,15 @@ int cli_set_threads(cli_parser *p, const char *value, void *target)
     return 0;
 }
 
+int cli_set_u64(cli_parser *p, const char *value, void *target)
+{
+    uint64_t v;
+    if (datum_parse_uint(value, strlen(value), UINT64_MAX, &v) != DATUM_PARSE_OK)
+        return cli_usage_error(p, "expected a whole number from 0 to 2^64-1, not '%s'", value);
+    *(uint64_t *)target = v;
+    return 0;
+}
+
 int cli_set_bounded_int(cli_parser *p, const char *value, void *target)
 {
     cli_bounded_int *b = target;

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAXM DATUM_COMPARE_MAX_METHODS
 #define KINDS DATUM_PERTURB_KINDS
@@ -136,12 +135,6 @@ struct datum_compare {
     datum_csv_writer *groups_csv;
 };
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static size_t n_pairs_of(size_t m) { return m * (m - 1) / 2; }
 
@@ -213,7 +206,7 @@ int datum_compare_add(datum_compare *c, const datum_compare_method *m)
 
 static int solve_ratings(datum_compare *c)
 {
-    double t0 = now();
+    double t0 = omp_get_wtime();
     datum_rate_window window = DATUM_RATE_WINDOW_INIT;
     datum_rate_problem *problem = NULL;
     datum_rate_result *r = NULL;
@@ -239,7 +232,7 @@ static int solve_ratings(datum_compare *c)
     }
     datum_rate_result_free(&r);
     datum_rate_problem_free(&problem);
-    c->seconds_rate = now() - t0;
+    c->seconds_rate = omp_get_wtime() - t0;
     return rc < 0 ? rc : DATUM_OK;
 }
 
@@ -1032,7 +1025,7 @@ static int on_chunk(void *user, const datum_pass *pass, const datum_chunk *k)
     for (int t = 0; t < c->n_scr; t++)
         if ((rc = scratch_grow(ctx, &c->scr[t], 2 * largest_rows + 2, m, c->info.n_pairs)) < 0)
             return rc;
-    double t0 = now();
+    double t0 = omp_get_wtime();
 #pragma omp parallel for num_threads(c->n_scr) schedule(dynamic, 16)
     for (int64_t e = 0; e < (int64_t)n_events; e++)
         event_work(&j, (size_t)e, &c->scr[omp_get_thread_num()], &c->ev[e]);
@@ -1080,7 +1073,7 @@ static int on_chunk(void *user, const datum_pass *pass, const datum_chunk *k)
                     }
             }
         }
-    c->seconds_stats += now() - t0;
+    c->seconds_stats += omp_get_wtime() - t0;
     return DATUM_OK;
 }
 
@@ -1235,13 +1228,13 @@ int datum_compare_run(datum_compare *c)
         rc = datum_pass_set_chunk_callback(c->pass, DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR |
                                                         DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED,
                                            on_chunk, c);
-    double t0 = now();
+    double t0 = omp_get_wtime();
     if (rc >= 0 && per_board) rc = datum_pass_run(c->pass);
-    c->seconds_pass = now() - t0 - c->seconds_stats;
+    c->seconds_pass = omp_get_wtime() - t0 - c->seconds_stats;
     if (rc >= 0 && c->opt.by != DATUM_COMPARE_BY_EVENT) {
-        double t1 = now();
+        double t1 = omp_get_wtime();
         rc = finish_groups(c);
-        c->seconds_stats += now() - t1;
+        c->seconds_stats += omp_get_wtime() - t1;
     }
     if (rc >= 0 && c->groups_csv) rc = datum_csv_commit(&c->groups_csv);
     if (rc < 0) {

@@ -256,7 +256,7 @@ int io_read_manifest(datum_ctx *ctx, hid_t root, const char *path, io_part_entry
     for (int c = 0; c < 4 && rc == DATUM_OK; c++) {
         ds[c] = H5Dopen2(root, kManifest[c].path, H5P_DEFAULT);
         if (ds[c] < 0 || io_h5_length(ds[c], &len) < 0 || (c > 0 && len != n) ||
-            (c == 0 && (len < 1 || len > UINT32_MAX)))
+            (c == 0 && (len < 2 || len > UINT32_MAX))) /* a base and a segment at least */
             rc = io_damaged(ctx, path, &io_bridge_archive, "the manifest's %s is missing or of "
                             "the wrong length", kManifest[c].path);
         if (c == 0) n = len;

@@ -182,9 +182,7 @@ static int open_column(datum_archive_writer *w, column *c, const io_dataset_desc
     if (c->ds < 0) return io_failure(w, d->path);
     c->chunk = (size_t)chunk;
     if (!(c->buf = datum_calloc(w->ctx, c->chunk, io_kind_size(c->kind)))) return DATUM_E_NOMEM;
-    static const uint16_t one = 1;
-    int little_endian = *(const unsigned char *)&one == 1; /* the file types are little-endian */
-    c->direct = little_endian && io_chunked_open(c->ds, &c->codec) == 0 &&
+    c->direct = io_chunked_open(c->ds, &c->codec) == 0 &&
                 c->codec.chunk == (hsize_t)c->chunk;
     size_t bytes = c->chunk * (c->direct ? c->codec.elem : 1);
     c->held_max = HELD_BYTES / bytes > HELD_CHUNKS ? HELD_BYTES / bytes : HELD_CHUNKS;

@@ -22,6 +22,8 @@ int io_chunked_open(hid_t ds, io_chunked *c)
 {
     memset(c, 0, sizeof *c);
     c->ds = ds;
+    static const uint16_t one = 1; /* the datasets' types are little-endian, as our bytes */
+    if (*(const unsigned char *)&one != 1) return -1;
     hid_t dcpl = H5Dget_create_plist(ds), type = H5Dget_type(ds);
     int ok = dcpl >= 0 && type >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
              H5Pget_chunk(dcpl, 1, &c->chunk) == 1;

@@ -426,8 +426,10 @@ typedef struct {
                           (io_f64_zlib_compress): matchpoints */
 } io_chunked;
 
-/* Fills *c for ds; < 0 if ds is not chunked or has a pipeline we do not
- * reproduce (the caller then uses the library's own filters). */
+/* Fills *c for ds; < 0 if ds is not chunked, has a pipeline we do not
+ * reproduce, or this machine is big-endian (the files' types are little-
+ * endian and our chunks are memory's bytes): the caller then uses the
+ * library's own filters. */
 int io_chunked_open(hid_t ds, io_chunked *c);
 /* Memory io_chunked_write keeps from one call to the next (blocks this
  * large come from mmap, whose pages would fault in anew on every call).

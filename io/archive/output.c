@@ -278,8 +278,9 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
         datum_free(c->path);
         return rc;
     }
-    /* The direct path needs the memory layout to be the file's (it is on
-     * every little-endian machine) and a pipeline h5chunk.c reproduces. */
+    /* The direct path needs the memory layout to be the file's
+     * (io_chunked_open refuses a big-endian machine) and a pipeline
+     * h5chunk.c reproduces. */
     c->buftype = memtype;
     if (H5Tequal(memtype, H5T_NATIVE_DOUBLE) > 0 && H5Tequal(type, H5T_IEEE_F32LE) > 0)
         c->buftype = H5T_NATIVE_FLOAT;
