@@ -62,7 +62,6 @@ int cli_parse_triple(cli_parser *p, const char *option, const char *text, double
 int cli_parse_size(const char *text, double *bytes);
 int cli_set_string(cli_parser *p, const char *value, void *target); /* const char * */
 int cli_set_threads(cli_parser *p, const char *value, void *target);/* int 1..1024 */
-int cli_set_u64(cli_parser *p, const char *value, void *target);    /* uint64_t, any */
 
 /* An int option whose value must be in [lo, hi]: the target of
  * cli_set_bounded_int, so that one handler serves all of them. */
@@ -72,6 +71,12 @@ typedef struct {
     const char *name; /* "--boards", for the message */
 } cli_bounded_int;
 int cli_set_bounded_int(cli_parser *p, const char *value, void *target);
+/* A whole number 0..2^64-1 (a count, a seed) into *value. */
+typedef struct {
+    uint64_t *value;
+    const char *name; /* "--seed", for the message */
+} cli_u64;
+int cli_set_u64(cli_parser *p, const char *value, void *target);
 /* The date text (YYYY-MM-DD, datum_parse_date) of option into *day: 0, or
  * -1 after a usage error naming option. */
 int cli_parse_day(cli_parser *p, const char *option, const char *text, int32_t *day);

@@ -160,12 +160,13 @@ int cmd_compare(int argc, char **argv)
     compare_job job = {.opt = DATUM_COMPARE_OPTIONS_INIT, .threads = 1};
     static cli_bounded_int top_k;
     top_k = (cli_bounded_int){&job.opt.top_k, 1, 1000000, "--top-k"};
+    cli_u64 sample = {&job.opt.sample, "--sample"}, seed = {&job.opt.seed, "--seed"};
     cli_option table[] = {
         {"--method", 1, add_method, &job},
         {"--by", 1, set_by, &job.opt.by},
         {"--top-k", 1, cli_set_bounded_int, &top_k},
-        {"--sample", 1, cli_set_u64, &job.opt.sample},
-        {"--seed", 1, cli_set_u64, &job.opt.seed},
+        {"--sample", 1, cli_set_u64, &sample},
+        {"--seed", 1, cli_set_u64, &seed},
         {"--groups", 1, cli_set_string, &job.opt.groups_csv},
         {"--report", 1, cli_set_string, &job.report},
         {"--threads", 1, cli_set_threads, &job.threads},

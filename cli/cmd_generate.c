@@ -105,6 +105,7 @@ int cmd_generate(int argc, char **argv)
         {&go.partnership_keep, 0, 1, "--partnership-keep"},
     };
     const char *ignored = NULL;
+    cli_u64 seed = {&go.seed, "--seed"};
     const cli_option table[] = {
         {"-o", 1, cli_set_string, &out},
         {"--preset", 1, cli_set_string, &ignored},
@@ -113,7 +114,7 @@ int cmd_generate(int argc, char **argv)
         {"--sessions-per-week", 1, cli_set_bounded_int, &sessions},
         {"--boards", 1, cli_set_bounded_int, &boards},
         {"--first-year", 1, cli_set_bounded_int, &first},
-        {"--seed", 1, cli_set_u64, &go.seed},
+        {"--seed", 1, cli_set_u64, &seed},
         {"--mixing", 1, cli_set_string, &ignored},
         {"--multi-club", 1, set_bounded_real, &reals[0]},
         {"--visitors-region", 1, set_bounded_real, &reals[1]},

@@ -78,10 +78,10 @@ int cli_set_threads(cli_parser *p, const char *value, void *target)
 
 int cli_set_u64(cli_parser *p, const char *value, void *target)
 {
-    uint64_t v;
-    if (datum_parse_uint(value, strlen(value), UINT64_MAX, &v) != DATUM_PARSE_OK)
-        return cli_usage_error(p, "expected a whole number from 0 to 2^64-1, not '%s'", value);
-    *(uint64_t *)target = v;
+    cli_u64 *u = target;
+    if (datum_parse_uint(value, strlen(value), UINT64_MAX, u->value) != DATUM_PARSE_OK)
+        return cli_usage_error(p, "%s takes a whole number from 0 to 2^64-1, not '%s'", u->name,
+                               value);
     return 0;
 }
 
