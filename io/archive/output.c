@@ -353,6 +353,20 @@ static int flush_held(datum_output *o, out_column *c, int at_end)
     return DATUM_OK;
 }
 
+/* Copies n values of elem bytes from `in` to `to` (apart), in blocks over
+ * the threads: a serial copy would hold the others back. */
+static void copy_values(unsigned char *to, const unsigned char *in, size_t n, size_t elem,
+                        int threads)
+{
+    size_t block = 65536;
+    int64_t blocks = (int64_t)((n + block - 1) / block);
+#pragma omp parallel for num_threads(threads)
+    for (int64_t b = 0; b < blocks; b++) {
+        size_t from = (size_t)b * block, k = n - from < block ? n - from : block;
+        memcpy(to + from * elem, in + from * elem, k * elem);
+    }
+}
+
 /* Appends a sequential write to the column's buffer, compressing and
  * writing every time BATCH_CHUNKS whole chunks are ready. */
 static int append_sequential(datum_output *o, int column, uint64_t count, const void *values)
@@ -380,14 +394,8 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
                 memcpy(&d, in + 8 * i, 8);
                 to[i] = (unsigned char)(int8_t)d;
             }
-        } else { /* in blocks over the threads: a serial copy would hold the other back */
-            size_t elem = c->codec.elem, block = 65536;
-            int64_t blocks = (int64_t)((take + block - 1) / block);
-#pragma omp parallel for num_threads(threads)
-            for (int64_t b = 0; b < blocks; b++) {
-                size_t from = (size_t)b * block, n = take - from < block ? take - from : block;
-                memcpy(to + from * elem, in + from * elem, n * elem);
-            }
+        } else {
+            copy_values(to, in, (size_t)take, c->codec.elem, threads);
         }
         c->held += take;
         in += take * (c->narrow ? 8 : c->codec.elem);
@@ -412,7 +420,9 @@ static int append_in_place(datum_output *o, out_column *c, uint64_t count)
     c->held = room;
     int rc = flush_held(o, c, 0);
     if (rc != DATUM_OK) return rc;
-    memmove(c->buf, c->buf + room * c->codec.elem, (size_t)over * c->codec.elem);
+    /* Apart: over <= one chunk, the batch is four. */
+    copy_values(c->buf, c->buf + room * c->codec.elem, (size_t)over, c->codec.elem,
+                over >= 65536 ? datum_ctx_threads(o->ctx) : 1);
     c->held = over;
     return DATUM_OK;
 }
