@@ -128,8 +128,9 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
 }
 
 int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
-                    void *data, int threads)
+                    void *data, int planes, int threads)
 {
+    planes = planes && c->shuffle; /* the bytes as shuffled: straight where they go */
     size_t bytes = (size_t)c->chunk * c->elem;
     /* Stored chunks are read serially into one buffer, then decoded in parallel. */
     hsize_t *stored = datum_malloc(ctx, n_chunks, sizeof *stored);
@@ -174,12 +175,13 @@ int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, s
                     continue;
                 }
                 if (!z) continue; /* nomem */
-                if (libdeflate_zlib_decompress(z, in, in_n, c->shuffle ? tmp : out, bytes, &got) !=
+                int unshuffle = c->shuffle && !planes;
+                if (libdeflate_zlib_decompress(z, in, in_n, unshuffle ? tmp : out, bytes, &got) !=
                               LIBDEFLATE_SUCCESS || got != bytes) {
                     failed = 1;
                     continue;
                 }
-                if (c->shuffle) unshuffle_bytes(tmp, out, c->chunk, c->elem);
+                if (unshuffle) unshuffle_bytes(tmp, out, c->chunk, c->elem);
             }
             if (z) libdeflate_free_decompressor(z);
         }

@@ -446,11 +446,13 @@ typedef struct {
  * refused a chunk; nothing recorded: the caller names the file). */
 int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
                      uint64_t first_chunk, size_t n_chunks, const void *data, int threads);
-/* Reads and decodes whole chunks into data (file type layout); every chunk
- * must exist. DATUM_OK, DATUM_E_NOMEM (recorded in ctx), or DATUM_E_FORMAT
- * (a missing or damaged chunk; nothing recorded: the caller names it). */
+/* Reads and decodes whole chunks into data (file type layout; with planes
+ * and a shuffled dataset, each chunk's bytes as shuffled: byte b of element
+ * i at b * chunk + i); every chunk must exist. DATUM_OK, DATUM_E_NOMEM
+ * (recorded in ctx), or DATUM_E_FORMAT (a missing or damaged chunk; nothing
+ * recorded: the caller names it). */
 int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
-                    void *data, int threads);
+                    void *data, int planes, int threads);
 
 /* ------------------------------------------------------------------------ */
 /* window.c: the decoded-chunk window                                       */
@@ -468,6 +470,8 @@ typedef struct {
     io_chunked codec;
     int is_signed;
     uint64_t length;    /* elements in the dataset */
+    int planes;         /* raw's chunks as shuffled (io_chunked_read's planes): 2-byte
+                           values, widened from their two bytes' planes */
     unsigned char *raw; /* chunks first .. first+count-1, in the file's layout */
     uint64_t first, count, cap;
 } io_window;
