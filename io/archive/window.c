@@ -168,10 +168,11 @@ int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t fi
             w->count = 0; /* invalid until decoded */
             /* A damaged chunk further on fails the batch: decode only the chunk
              * needed now, so the error names the rows the damage is in. */
-            int rc = io_chunked_read(ctx, &w->codec, c, (size_t)count, w->raw, w->planes, threads);
+            int rc = io_chunked_read(ctx, &w->codec, &w->packed, c, (size_t)count, w->raw, w->planes,
+                                     threads);
             if (rc == DATUM_E_FORMAT && count > 1) {
                 count = 1;
-                rc = io_chunked_read(ctx, &w->codec, c, 1, w->raw, w->planes, 1);
+                rc = io_chunked_read(ctx, &w->codec, &w->packed, c, 1, w->raw, w->planes, 1);
             }
             if (rc != DATUM_OK) return rc;
             w->count = count;
@@ -192,6 +193,8 @@ int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t fi
 void io_window_free(io_window *w)
 {
     datum_free(w->raw);
+    datum_free(w->packed.p);
     w->raw = NULL;
+    w->packed = (io_scratch){0};
     w->cap = w->count = 0;
 }
