@@ -58,6 +58,93 @@ static size_t count_below(const int32_t *sorted, size_t n, int32_t v, int or_equ
     return lo;
 }
 
+/* An adjusted row's matchpoints: its code's shares of the top. */
+static void award(const datum_adjusted_imps *share, uint8_t code, double top, double unit,
+                  double *ns_mp, double *ew_mp)
+{
+    double ns, ew;
+    datum_adjusted_award(share, code, &ns, &ew);
+    *ns_mp = ns * top * unit;
+    *ew_mp = ew * top * unit;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* What the rows of a small field take from its scores and top, for four rows
+ * at a time on SSE2. */
+typedef struct {
+    const int32_t *real; /* the real results' scores */
+    size_t n_real;
+    int factored;
+    __m128d one, size, r, top, unit;
+} direct_field;
+
+/* Rows v (four scores) against every real score w at once: count - 1 =
+ * real - 1 + sum of ([w < v] - [w > v]), with compare masks of -1: the
+ * same integers as lo + hi - 1. acc: count - 1 of one to four rows. */
+static inline __m128i direct_counts(const direct_field *d, __m128i v)
+{
+    __m128i acc = _mm_set1_epi32((int32_t)d->n_real - 1);
+    for (size_t k = 0; k < d->n_real; k++) {
+        __m128i w = _mm_set1_epi32(d->real[k]);
+        acc = _mm_sub_epi32(_mm_add_epi32(acc, _mm_cmpgt_epi32(w, v)), _mm_cmpgt_epi32(v, w));
+    }
+    return acc;
+}
+
+/* The four rows' ns and ew from their counts - 1 (acc): the same double
+ * operations as datum_field_matchpoints' loop, two lanes a step (IEEE's
+ * results do not depend on the lane). */
+static inline void direct_store(const direct_field *d, __m128i acc, double *ns, double *ew)
+{
+    for (int half = 0; half < 2; half++) {
+        __m128d mp = _mm_cvtepi32_pd(half ? _mm_shuffle_epi32(acc, 0xee) : acc);
+        if (d->factored)
+            mp = _mm_sub_pd(_mm_div_pd(_mm_mul_pd(_mm_add_pd(mp, d->one), d->size), d->r), d->one);
+        _mm_storeu_pd(ns + 2 * half, _mm_mul_pd(mp, d->unit));
+        _mm_storeu_pd(ew + 2 * half, _mm_mul_pd(_mm_sub_pd(d->top, mp), d->unit));
+    }
+}
+
+/* Every row of a field of at most DIRECT_MAX real results as if real (the
+ * caller then gives adjusted rows their awards): eight rows to each load of
+ * a real score, then four, then the last one to three. */
+static void direct_rows(const direct_field *d, const int32_t *scores, size_t n, double *ns_mp,
+                        double *ew_mp)
+{
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(scores + i));
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(scores + i + 4));
+        __m128i acc0 = _mm_set1_epi32((int32_t)d->n_real - 1), acc1 = acc0;
+        for (size_t k = 0; k < d->n_real; k++) {
+            __m128i w = _mm_set1_epi32(d->real[k]);
+            acc0 = _mm_sub_epi32(_mm_add_epi32(acc0, _mm_cmpgt_epi32(w, v0)), _mm_cmpgt_epi32(v0, w));
+            acc1 = _mm_sub_epi32(_mm_add_epi32(acc1, _mm_cmpgt_epi32(w, v1)), _mm_cmpgt_epi32(v1, w));
+        }
+        direct_store(d, acc0, ns_mp + i, ew_mp + i);
+        direct_store(d, acc1, ns_mp + i + 4, ew_mp + i + 4);
+    }
+    if (n - i >= 4) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(scores + i));
+        direct_store(d, direct_counts(d, v), ns_mp + i, ew_mp + i);
+        i += 4;
+    }
+    if (i < n) { /* from registers: a vector loaded from scalars just stored would wait */
+        size_t left = n - i;
+        __m128i v = _mm_setr_epi32(scores[i], left > 1 ? scores[i + 1] : 0,
+                                   left > 2 ? scores[i + 2] : 0, 0);
+        double ns[4], ew[4];
+        direct_store(d, direct_counts(d, v), ns, ew);
+        for (size_t l = 0; l < left; l++) {
+            ns_mp[i + l] = ns[l];
+            ew_mp[i + l] = ew[l];
+        }
+    }
+}
+#endif
+
 double datum_field_matchpoints(const datum_mp_method *m, const int32_t *scores,
                                const uint8_t *adjusted, size_t n, size_t target, int32_t *work,
                                double *ns_mp, double *ew_mp)
@@ -72,12 +159,19 @@ double datum_field_matchpoints(const datum_mp_method *m, const int32_t *scores,
     double unit = m->half ? 0.5 : 1.0; /* exact: a power of two */
     int factored = m->neuberg && size != real && real > 0;
     datum_adjusted_imps share = {m->award.plus, m->award.average, m->award.minus};
+#if defined(__SSE2__)
+    if (direct) { /* 30-35 % less time than the loop below on decade's fields */
+        direct_field d = {work, real, factored, _mm_set1_pd(1.0), _mm_set1_pd((double)size),
+                          _mm_set1_pd((double)real), _mm_set1_pd(top), _mm_set1_pd(unit)};
+        direct_rows(&d, scores, n, ns_mp, ew_mp);
+        for (size_t i = 0; adjusted && real < n && i < n; i++)
+            if (adjusted[i] != DATUM_ADJ_NONE) award(&share, adjusted[i], top, unit, ns_mp + i, ew_mp + i);
+        return top * unit;
+    }
+#endif
     for (size_t i = 0; i < n; i++) {
         if (adjusted && adjusted[i] != DATUM_ADJ_NONE) {
-            double ns, ew;
-            datum_adjusted_award(&share, adjusted[i], &ns, &ew);
-            ns_mp[i] = ns * top * unit;
-            ew_mp[i] = ew * top * unit;
+            award(&share, adjusted[i], top, unit, ns_mp + i, ew_mp + i);
             continue;
         }
         int64_t below; /* lo + hi: results below, plus results at or below */

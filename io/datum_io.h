@@ -518,6 +518,15 @@ int datum_output_add_int_column(datum_output *o, const char *group, const char *
  * write PATH (GROUP/NAME)". After an error the output can only be aborted. */
 int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t count,
                        const void *values);
+/* Where the caller may put values first..first+count-1 of float64 column
+ * `column` itself, saving datum_output_write their copy: a pointer into the
+ * output's buffer, to be given to datum_output_write(o, column, first, count,
+ * slot) once filled, before any other call on that column; NULL when the
+ * column cannot take them in place (not written in order from element 0,
+ * not stored as float64 chunks, more values than its buffer has room for,
+ * a shared output): the caller then writes from its own memory. Owned by the
+ * output; its contents are undefined after that write. */
+double *datum_output_slot(datum_output *o, int column, uint64_t first, uint64_t count);
 /* Writes what is buffered, closes the file and renames it into place.
  * DATUM_OK, or recorded (nothing left on disk): DATUM_E_NOMEM, DATUM_E_IO
  * "cannot write PATH (...)". Frees *o and sets it to NULL in any case;

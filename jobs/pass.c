@@ -632,11 +632,10 @@ static void add_totals(method *x, uint64_t n_fields, const uint64_t *offset, uin
 
 /* Method x on chunk c: its kernel (on the merged fields across sections),
  * its totals (unless deferred), its outputs. */
-static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
+static int run_kernel_and_outputs(datum_pass *p, method *x, const datum_chunk *c)
 {
     datum_ctx *ctx = p->ctx;
-    int rc = grow(ctx, x, c->n_fields, c->n_rows);
-    if (rc < 0) return rc;
+    int rc;
     const datum_chunk *k = p->across ? &p->merged : c; /* never more fields or rows than c */
     datum_fields in = {k->n_fields, k->offset, k->ns_score, k->adjusted};
     int to_event = x->kind == KIND_MATCHPOINTS && x->mp.neuberg && !x->mp.neuberg_to_field;
@@ -657,12 +656,36 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
     if (!p->defer && !p->no_totals) /* no_totals: compare keeps its own, per group */
         add_totals(x, c->n_fields, c->offset, c->n_rows, c->ns_pair, c->ew_pair, x->a, x->b,
                    x->datum, datum_ctx_threads(ctx));
-    if (x->h5 && (rc = write_h5_chunk(p, x, c)) < 0) return rc;
     if (x->results && (rc = write_results_rows(p, x, c)) < 0) return rc;
     if (x->published) /* Butler, matchpoints: NS and EW; cross: ns_avg, EW its negation */
         datum_published_add(x->published, c, x->kind == KIND_CROSS ? x->b : x->a,
                             x->kind == KIND_CROSS ? NULL : x->b);
+    /* Last: written in place, a and b are the output's from here on. */
+    if (x->h5 && (rc = write_h5_chunk(p, x, c)) < 0) return rc;
     return DATUM_OK;
+}
+
+/* run_kernel_and_outputs, with matchpoints' rows in the output's buffer
+ * when it can take them. */
+static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
+{
+    datum_ctx *ctx = p->ctx;
+    int rc = grow(ctx, x, c->n_fields, c->n_rows);
+    if (rc < 0) return rc;
+    /* Matchpoints' rows go straight into the output's buffer when nothing
+     * reads them after this chunk (no ledger, no chunk callback): their
+     * copy was 5 % of the run. */
+    double *own_a = x->a, *own_b = x->b;
+    if (x->kind == KIND_MATCHPOINTS && x->h5 && !p->defer && !p->on_chunk) {
+        double *slot_a = datum_output_slot(x->h5, x->col.a, c->first_row, c->n_rows);
+        double *slot_b = datum_output_slot(x->h5, x->col.b, c->first_row, c->n_rows);
+        x->a = slot_a ? slot_a : x->a;
+        x->b = slot_b ? slot_b : x->b;
+    }
+    rc = run_kernel_and_outputs(p, x, c);
+    x->a = own_a;
+    x->b = own_b;
+    return rc;
 }
 
 int datum_pass_score_fields(datum_pass *p, int id, const datum_fields *in, const uint32_t *target,

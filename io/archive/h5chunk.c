@@ -127,9 +127,10 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
     return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_IO : DATUM_OK;
 }
 
-int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
-                    void *data, int threads)
+int io_chunked_read(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
+                    uint64_t first_chunk, size_t n_chunks, void *data, int planes, int threads)
 {
+    planes = planes && c->shuffle; /* the bytes as shuffled: straight where they go */
     size_t bytes = (size_t)c->chunk * c->elem;
     /* Stored chunks are read serially into one buffer, then decoded in parallel. */
     hsize_t *stored = datum_malloc(ctx, n_chunks, sizeof *stored);
@@ -144,11 +145,10 @@ int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, s
         start[0] = 0;
         for (size_t k = 0; k < n_chunks; k++) start[k + 1] = start[k] + (size_t)stored[k];
         size_t extra = (size_t)threads * bytes; /* one unshuffle buffer per thread */
-        packed = start[n_chunks] <= SIZE_MAX - extra
-                     ? datum_malloc(ctx, start[n_chunks] + extra, 1)
-                     : NULL;
-        if (!packed && start[n_chunks] > SIZE_MAX - extra)
+        if (start[n_chunks] > SIZE_MAX - extra)
             datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (chunks of %zu bytes)", bytes);
+        else if (datum_reserve(ctx, &scratch->p, &scratch->cap, start[n_chunks] + extra, 1) == DATUM_OK)
+            packed = scratch->p;
         failed = nomem = !packed;
     }
     for (size_t k = 0; k < n_chunks && !failed; k++) {
@@ -174,17 +174,17 @@ int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, s
                     continue;
                 }
                 if (!z) continue; /* nomem */
-                if (libdeflate_zlib_decompress(z, in, in_n, c->shuffle ? tmp : out, bytes, &got) !=
+                int unshuffle = c->shuffle && !planes;
+                if (libdeflate_zlib_decompress(z, in, in_n, unshuffle ? tmp : out, bytes, &got) !=
                               LIBDEFLATE_SUCCESS || got != bytes) {
                     failed = 1;
                     continue;
                 }
-                if (c->shuffle) unshuffle_bytes(tmp, out, c->chunk, c->elem);
+                if (unshuffle) unshuffle_bytes(tmp, out, c->chunk, c->elem);
             }
             if (z) libdeflate_free_decompressor(z);
         }
     }
-    datum_free(packed);
     datum_free(stored);
     datum_free(start);
     return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_FORMAT : DATUM_OK;

@@ -447,7 +447,10 @@ static inline uint64_t load_value(const unsigned char *in, size_t i)
 /* Per value of in[0..n), the distance back to its last occurrence within the
  * window (found through a hash of the value: the previous occurrence of a
  * value evicted by another of the same hash is missed), 0 if none; counts
- * the distances and the bytes of the values with none. */
+ * the distances and the bytes of the values with none. The counts come in a
+ * second loop: in the first, an increment of the count of the distance the
+ * last value had too (a field's rows, one field size after the other)
+ * waited on the one before, 10-15 % of the encoder's time. */
 static void find_repeats(const unsigned char *in, size_t n, f64_tables *t, uint16_t *dist,
                          uint64_t *lit_freq)
 {
@@ -459,9 +462,11 @@ static void find_repeats(const unsigned char *in, size_t n, f64_tables *t, uint1
         size_t j = t->last[h], d = i + 1 - j; /* j: index + 1 */
         d = j && d <= WINDOW_ELEMS && load_value(in, j - 1) == v ? d : 0;
         t->last[h] = (uint32_t)(i + 1);
-        t->count[d]++;
         dist[i] = (uint16_t)d;
-        if (!d)
+    }
+    for (size_t i = 0; i < n; i++) {
+        t->count[dist[i]]++;
+        if (!dist[i])
             for (int b = 0; b < ELEM; b++) lit_freq[in[ELEM * i + (size_t)b]]++;
     }
 }
@@ -537,9 +542,18 @@ size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in_, s
                 acc = w.bits, cnt = w.n, p = w.p;
                 continue;
             }
-            uint64_t c = t->code[dist[i]];
-            acc |= (c & ((UINT64_C(1) << 56) - 1)) << cnt; /* 43 bits at most, to 7 */
-            cnt += (unsigned)(c >> 56);
+            uint64_t c = t->code[dist[i]] & ((UINT64_C(1) << 56) - 1);
+            unsigned len = (unsigned)(t->code[dist[i]] >> 56);
+            /* A match and the next one in one flush when both fit (about
+             * always: 10-20 bits each): half the flushes, whose shifts the
+             * loop waits on. The bits are the same. */
+            if (i + 1 < n && dist[i + 1] && len + (unsigned)(t->code[dist[i + 1]] >> 56) <= 56) {
+                c |= (t->code[dist[i + 1]] & ((UINT64_C(1) << 56) - 1)) << len;
+                len += (unsigned)(t->code[dist[i + 1]] >> 56);
+                i++;
+            }
+            acc |= c << cnt; /* 56 bits at most, to 7 */
+            cnt += len;
             store_le64(p, acc);
             p += cnt >> 3;
             acc >>= cnt & ~7u;

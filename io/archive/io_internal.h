@@ -431,7 +431,7 @@ typedef struct {
  * endian and our chunks are memory's bytes): the caller then uses the
  * library's own filters. */
 int io_chunked_open(hid_t ds, io_chunked *c);
-/* Memory io_chunked_write keeps from one call to the next (blocks this
+/* Memory io_chunked_write and io_chunked_read keep from one call to the next (blocks this
  * large come from mmap, whose pages would fault in anew on every call).
  * Zero-initialise; the caller owns it and frees it with datum_free(s.p). */
 typedef struct {
@@ -446,11 +446,13 @@ typedef struct {
  * refused a chunk; nothing recorded: the caller names the file). */
 int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
                      uint64_t first_chunk, size_t n_chunks, const void *data, int threads);
-/* Reads and decodes whole chunks into data (file type layout); every chunk
- * must exist. DATUM_OK, DATUM_E_NOMEM (recorded in ctx), or DATUM_E_FORMAT
- * (a missing or damaged chunk; nothing recorded: the caller names it). */
-int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
-                    void *data, int threads);
+/* Reads and decodes whole chunks into data (file type layout; with planes
+ * and a shuffled dataset, each chunk's bytes as shuffled: byte b of element
+ * i at b * chunk + i); every chunk must exist. DATUM_OK, DATUM_E_NOMEM
+ * (recorded in ctx), or DATUM_E_FORMAT (a missing or damaged chunk; nothing
+ * recorded: the caller names it). */
+int io_chunked_read(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
+                    uint64_t first_chunk, size_t n_chunks, void *data, int planes, int threads);
 
 /* ------------------------------------------------------------------------ */
 /* window.c: the decoded-chunk window                                       */
@@ -468,8 +470,11 @@ typedef struct {
     io_chunked codec;
     int is_signed;
     uint64_t length;    /* elements in the dataset */
+    int planes;         /* raw's chunks as shuffled (io_chunked_read's planes): 2-byte
+                           values, widened from their two bytes' planes */
     unsigned char *raw; /* chunks first .. first+count-1, in the file's layout */
     uint64_t first, count, cap;
+    io_scratch packed;  /* the compressed chunks of a batch, kept */
 } io_window;
 
 /* Elements first..first+n-1 of ds into out, converted to C type `kind`

@@ -46,7 +46,9 @@ typedef struct {
     uint64_t done, held;
 } out_column;
 
-enum { BATCH_CHUNKS = 4 }; /* chunks compressed together: 2 per thread on 2 cores */
+/* Chunks compressed together: 2 per thread on 2 cores. The buffer holds one
+ * more, so that a slot (datum_output_slot) may cross the batch's end. */
+enum { BATCH_CHUNKS = 4, BUF_CHUNKS = BATCH_CHUNKS + 1 };
 
 struct datum_output {
     datum_ctx *ctx;
@@ -289,7 +291,7 @@ static int add_column(datum_output *o, const char *group, const char *name, uint
     c->narrow = c->buftype != memtype;
     if (o->shared) return (int)o->n_cols++; /* HDF5 converts and writes any range */
     if (length > 0 && H5Tequal(type, c->buftype) > 0 && io_chunked_open(c->ds, &c->codec) == 0) {
-        c->buf = datum_malloc(o->ctx, (size_t)c->codec.chunk * BATCH_CHUNKS, c->codec.elem);
+        c->buf = datum_malloc(o->ctx, (size_t)c->codec.chunk * BUF_CHUNKS, c->codec.elem);
         if (!c->buf) {
             H5Dclose(c->ds);
             datum_free(c->path);
@@ -351,6 +353,20 @@ static int flush_held(datum_output *o, out_column *c, int at_end)
     return DATUM_OK;
 }
 
+/* Copies n values of elem bytes from `in` to `to` (apart), in blocks over
+ * the threads: a serial copy would hold the others back. */
+static void copy_values(unsigned char *to, const unsigned char *in, size_t n, size_t elem,
+                        int threads)
+{
+    size_t block = 65536;
+    int64_t blocks = (int64_t)((n + block - 1) / block);
+#pragma omp parallel for num_threads(threads)
+    for (int64_t b = 0; b < blocks; b++) {
+        size_t from = (size_t)b * block, k = n - from < block ? n - from : block;
+        memcpy(to + from * elem, in + from * elem, k * elem);
+    }
+}
+
 /* Appends a sequential write to the column's buffer, compressing and
  * writing every time BATCH_CHUNKS whole chunks are ready. */
 static int append_sequential(datum_output *o, int column, uint64_t count, const void *values)
@@ -378,14 +394,8 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
                 memcpy(&d, in + 8 * i, 8);
                 to[i] = (unsigned char)(int8_t)d;
             }
-        } else { /* in blocks over the threads: a serial copy would hold the other back */
-            size_t elem = c->codec.elem, block = 65536;
-            int64_t blocks = (int64_t)((take + block - 1) / block);
-#pragma omp parallel for num_threads(threads)
-            for (int64_t b = 0; b < blocks; b++) {
-                size_t from = (size_t)b * block, n = take - from < block ? take - from : block;
-                memcpy(to + from * elem, in + from * elem, n * elem);
-            }
+        } else {
+            copy_values(to, in, (size_t)take, c->codec.elem, threads);
         }
         c->held += take;
         in += take * (c->narrow ? 8 : c->codec.elem);
@@ -396,6 +406,35 @@ static int append_sequential(datum_output *o, int column, uint64_t count, const 
         }
     }
     return DATUM_OK;
+}
+
+/* The values of a slot written in place: the batch is flushed once whole,
+ * as append_sequential does (the same chunks in the same order), and what
+ * crossed its end moves to the buffer's start. */
+static int append_in_place(datum_output *o, out_column *c, uint64_t count)
+{
+    uint64_t room = c->codec.chunk * BATCH_CHUNKS;
+    c->held += count;
+    if (c->held < room) return DATUM_OK;
+    uint64_t over = c->held - room;
+    c->held = room;
+    int rc = flush_held(o, c, 0);
+    if (rc != DATUM_OK) return rc;
+    /* Apart: over <= one chunk, the batch is four. */
+    copy_values(c->buf, c->buf + room * c->codec.elem, (size_t)over, c->codec.elem,
+                over >= 65536 ? datum_ctx_threads(o->ctx) : 1);
+    c->held = over;
+    return DATUM_OK;
+}
+
+double *datum_output_slot(datum_output *o, int column, uint64_t first, uint64_t count)
+{
+    if (!o || column < 0 || (size_t)column >= o->n_cols) return NULL;
+    const out_column *c = &o->col[column];
+    if (!c->direct || c->buftype != H5T_NATIVE_DOUBLE || first != c->done + c->held ||
+        count > c->length - first || c->held + count > c->codec.chunk * BUF_CHUNKS)
+        return NULL;
+    return (double *)(void *)(c->buf + c->held * c->codec.elem);
 }
 
 int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t count,
@@ -410,6 +449,8 @@ int datum_output_write(datum_output *o, int column, uint64_t first, uint64_t cou
                               "cannot write %llu elements from %llu into %s of %llu",
                               (unsigned long long)count, (unsigned long long)first, c->path,
                               (unsigned long long)c->length);
+    if (c->direct && first == c->done + c->held && values == c->buf + c->held * c->codec.elem)
+        return append_in_place(o, (out_column *)c, count); /* a slot's */
     if (c->direct && first == c->done + c->held) return append_sequential(o, column, count, values);
     if (c->direct) {
         int rc = flush_held(o, (out_column *)c, 0);

@@ -19,15 +19,24 @@ static int window_open(hid_t ds, io_window *w)
     int ok = type >= 0 && H5Tget_class(type) == H5T_INTEGER && H5Tget_order(type) == H5T_ORDER_LE &&
              io_chunked_open(ds, &w->codec) == 0 && io_h5_length(ds, &w->length) >= 0;
     if (ok) w->is_signed = H5Tget_sign(type) == H5T_SGN_2;
+    /* 2-byte columns (scores, pairs: most of a chunk's bytes) are widened
+     * from their two planes: no pass to unshuffle them first. */
+    if (ok) w->planes = w->codec.shuffle && w->codec.elem == 2;
     if (type >= 0) H5Tclose(type);
     return ok ? 1 : -1;
 }
 
 /* Loads element i of a little-endian integer array of `size` bytes
  * (memcpy: no alignment assumed; the machine is little-endian, as the
- * direct path requires). */
-static inline int64_t load_int(const unsigned char *p, size_t i, size_t size, int is_signed)
+ * direct path requires); of 2-byte values as shuffled planes when stride is
+ * not 0: the low byte at p[i], the high byte at p[stride + i]. */
+static inline int64_t load_int(const unsigned char *p, size_t i, size_t size, int is_signed,
+                               size_t stride)
 {
+    if (size == 2 && stride) {
+        uint16_t v = (uint16_t)(p[i] | p[stride + i] << 8);
+        return is_signed ? (int64_t)(int16_t)v : (int64_t)v;
+    }
     switch (size * 2 + (is_signed != 0)) {
     case 2: return p[i];
     case 3: return (int8_t)p[i];
@@ -52,7 +61,7 @@ static inline int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 static inline __attribute__((always_inline)) void widen_span(const unsigned char *in, size_t from,
                                                              size_t to, int kind, void *out,
                                                              int64_t *lo, int64_t *hi,
-                                                             size_t size, int sgn)
+                                                             size_t size, int sgn, size_t stride)
 {
     /* T: the narrowest type that holds every file value, so that the loops
      * vectorise (int32 minima and maxima exist in SIMD, int64 ones barely).
@@ -62,7 +71,7 @@ static inline __attribute__((always_inline)) void widen_span(const unsigned char
     {                                                                                              \
         T l = T_MAX, h = T_MIN;                                                                    \
         for (size_t i = from; i < to; i++) {                                                       \
-            T v = (T)load_int(in, i, size, sgn);                                                   \
+            T v = (T)load_int(in, i, size, sgn, stride);                                           \
             l = v < l ? v : l;                                                                     \
             h = v > h ? v : h;                                                                     \
             STORE;                                                                                 \
@@ -90,18 +99,25 @@ static inline __attribute__((always_inline)) void widen_span(const unsigned char
 #undef WIDEN_LOOP
 }
 
+/* stride: of planes (w->planes), the bytes from one plane to the next. */
 static void widen_block(const io_window *w, const unsigned char *in, size_t from, size_t to,
-                        int kind, void *out, int64_t *lo, int64_t *hi)
+                        int kind, void *out, int64_t *lo, int64_t *hi, size_t stride)
 {
     switch (w->codec.elem * 2 + (w->is_signed != 0)) {
-    case 2: widen_span(in, from, to, kind, out, lo, hi, 1, 0); break;
-    case 3: widen_span(in, from, to, kind, out, lo, hi, 1, 1); break;
-    case 4: widen_span(in, from, to, kind, out, lo, hi, 2, 0); break;
-    case 5: widen_span(in, from, to, kind, out, lo, hi, 2, 1); break;
-    case 8: widen_span(in, from, to, kind, out, lo, hi, 4, 0); break;
-    case 9: widen_span(in, from, to, kind, out, lo, hi, 4, 1); break;
-    case 16: widen_span(in, from, to, kind, out, lo, hi, 8, 0); break;
-    default: widen_span(in, from, to, kind, out, lo, hi, 8, 1);
+    case 2: widen_span(in, from, to, kind, out, lo, hi, 1, 0, 0); break;
+    case 3: widen_span(in, from, to, kind, out, lo, hi, 1, 1, 0); break;
+    case 4:
+        if (stride) widen_span(in, from, to, kind, out, lo, hi, 2, 0, stride);
+        else widen_span(in, from, to, kind, out, lo, hi, 2, 0, 0);
+        break;
+    case 5:
+        if (stride) widen_span(in, from, to, kind, out, lo, hi, 2, 1, stride);
+        else widen_span(in, from, to, kind, out, lo, hi, 2, 1, 0);
+        break;
+    case 8: widen_span(in, from, to, kind, out, lo, hi, 4, 0, 0); break;
+    case 9: widen_span(in, from, to, kind, out, lo, hi, 4, 1, 0); break;
+    case 16: widen_span(in, from, to, kind, out, lo, hi, 8, 0, 0); break;
+    default: widen_span(in, from, to, kind, out, lo, hi, 8, 1, 0);
     }
 }
 
@@ -109,7 +125,7 @@ static void widen_block(const io_window *w, const unsigned char *in, size_t from
  * *seen_hi] grows to the file values met, so that the range check needs no
  * pass of its own unless a value is out of range. */
 static void widen(const io_window *w, const unsigned char *in, size_t n, int kind, void *out,
-                  int threads, int64_t *seen_lo, int64_t *seen_hi)
+                  int threads, int64_t *seen_lo, int64_t *seen_hi, size_t stride)
 {
     enum { BLOCK = 1 << 14 };
     int64_t lo = *seen_lo, hi = *seen_hi, blocks = (int64_t)((n + BLOCK - 1) / BLOCK);
@@ -117,7 +133,7 @@ static void widen(const io_window *w, const unsigned char *in, size_t n, int kin
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(min : lo) reduction(max : hi)
     for (int64_t b = 0; b < blocks; b++) {
         size_t from = (size_t)b * BLOCK, to = from + BLOCK < n ? from + BLOCK : n;
-        widen_block(w, in, from, to, kind, out, &lo, &hi);
+        widen_block(w, in, from, to, kind, out, &lo, &hi, stride);
     }
     *seen_lo = lo;
     *seen_hi = hi;
@@ -152,18 +168,23 @@ int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t fi
             w->count = 0; /* invalid until decoded */
             /* A damaged chunk further on fails the batch: decode only the chunk
              * needed now, so the error names the rows the damage is in. */
-            int rc = io_chunked_read(ctx, &w->codec, c, (size_t)count, w->raw, threads);
+            int rc = io_chunked_read(ctx, &w->codec, &w->packed, c, (size_t)count, w->raw, w->planes,
+                                     threads);
             if (rc == DATUM_E_FORMAT && count > 1) {
                 count = 1;
-                rc = io_chunked_read(ctx, &w->codec, c, 1, w->raw, 1);
+                rc = io_chunked_read(ctx, &w->codec, &w->packed, c, 1, w->raw, w->planes, 1);
             }
             if (rc != DATUM_OK) return rc;
             w->count = count;
         }
-        uint64_t end = (w->first + w->count) * chunk;
+        /* Of planes, one chunk at a time: each has its own two. */
+        uint64_t end = w->planes ? (c + 1) * chunk : (w->first + w->count) * chunk;
         size_t take = (size_t)(end - pos < n - done ? end - pos : n - done);
-        widen(w, w->raw + (size_t)(pos - w->first * chunk) * w->codec.elem, take, kind,
-              (unsigned char *)out + done * io_kind_size(kind), threads, seen_lo, seen_hi);
+        const unsigned char *in = w->planes
+            ? w->raw + (size_t)((c - w->first) * chunk) * 2 + (size_t)(pos - c * chunk)
+            : w->raw + (size_t)(pos - w->first * chunk) * w->codec.elem;
+        widen(w, in, take, kind, (unsigned char *)out + done * io_kind_size(kind), threads,
+              seen_lo, seen_hi, w->planes ? (size_t)chunk : 0);
         done += take;
     }
     return 0;
@@ -172,6 +193,8 @@ int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t fi
 void io_window_free(io_window *w)
 {
     datum_free(w->raw);
+    datum_free(w->packed.p);
     w->raw = NULL;
+    w->packed = (io_scratch){0};
     w->cap = w->count = 0;
 }

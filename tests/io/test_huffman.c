@@ -354,6 +354,33 @@ static void test_f64_window(void **state)
     free(v);
 }
 
+/* Matches of every distance class, each half as frequent as the one before,
+ * among distinct values, and rare pairs of matches at the farthest distance:
+ * their codes (long length and distance codes, 13 extra bits) are too long
+ * for two to go out in one flush, as two shorter ones do (checked with a
+ * counter in the encoder when this test was written: 3 such pairs). */
+static void test_f64_long_matches(void **state)
+{
+    enum { N = 65536 };
+    double *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < N; i++) {
+        v[i] = (double)i + 0.25;
+        if (i >= 4096 && i % 16 == 0) {
+            size_t k = 0; /* the trailing zeros of i / 16, up to 11 */
+            while (k < 11 && !((i / 16) >> k & 1)) k++;
+            v[i] = v[i - ((size_t)1 << k)];
+        }
+        if (i >= 4096 && i % 2048 == 101 && i + 1 < N) {
+            v[i] = v[i - 4096];
+            v[i + 1] = v[i + 1 - 4096];
+            i++;
+        }
+    }
+    f64_round_trip(NULL, v, N);
+    free(v);
+}
+
 /* Values that never repeat: Huffman-coded bytes, or stored blocks when the
  * bytes are noise; with a compressor, libdeflate's stream instead. */
 static void test_f64_no_repeats(void **state)
@@ -417,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_imps),                cmocka_unit_test(test_out_of_room),
         cmocka_unit_test(test_bound),               cmocka_unit_test(test_f64_matchpoints),
         cmocka_unit_test(test_f64_window),          cmocka_unit_test(test_f64_no_repeats),
+        cmocka_unit_test(test_f64_long_matches),
         cmocka_unit_test(test_f64_out_of_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,8 @@
 
 #include <hdf5.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static datum_ctx *g_ctx;
@@ -289,6 +291,98 @@ static void test_f64_repeats(void **state)
     free(back);
 }
 
+/* Reads a whole file into memory; *n its size. */
+static unsigned char *file_bytes(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    unsigned char *b = malloc(*n + 1);
+    assert_true(b && fread(b, 1, *n, f) == *n);
+    fclose(f);
+    return b;
+}
+
+/* Values written in place (datum_output_slot) make the same file as the
+ * same values copied by datum_output_write, byte for byte: the same chunks
+ * in the same batches, across a batch's end too; a slot is refused where the
+ * column cannot take the values in place, and the copy path takes over. */
+static void test_slots(void **state)
+{
+    enum { CHUNK = 64, N = 1000, STEP = 60 }; /* pieces that straddle chunks and batches */
+    static double v[N], back[N];
+    for (int i = 0; i < N; i++) v[i] = (double)(i % 17) + (i % 5 == 0 ? 1.0 / 3.0 : 0.0);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        datum_write_options opt = DATUM_WRITE_OPTIONS_INIT;
+        opt.chunk_rows = CHUNK;
+        datum_ctx_set_threads(g_ctx, 2);
+        datum_output *o = NULL;
+        assert_int_equal(datum_output_create(g_ctx, in_place ? "slot.h5" : "copy.h5", g_archive,
+                                             "t", NULL, NULL, 0, &opt, &o),
+                         DATUM_OK);
+        int mp = datum_output_add_stored_column(o, "results", "mp", N, NULL, DATUM_STORE_F64_REPEATS);
+        int other = datum_output_add_column(o, "results", "other", N, NULL);
+        for (int first = 0; first < N; first += STEP) {
+            uint64_t count = first + STEP <= N ? STEP : (uint64_t)(N - first);
+            double *slot = in_place ? datum_output_slot(o, mp, (uint64_t)first, count) : NULL;
+            assert_true(!in_place || slot); /* a chunk at most: always room for it */
+            if (slot) memcpy(slot, v + first, count * sizeof *v);
+            assert_int_equal(datum_output_write(o, mp, (uint64_t)first, count, slot ? slot : v + first),
+                             DATUM_OK);
+            assert_int_equal(datum_output_write(o, other, (uint64_t)first, count, v + first), DATUM_OK);
+        }
+        assert_int_equal(datum_output_commit(&o), DATUM_OK);
+    }
+    datum_ctx_set_threads(g_ctx, 1);
+    size_t n_slot, n_copy;
+    unsigned char *a = file_bytes("slot.h5", &n_slot), *b = file_bytes("copy.h5", &n_copy);
+    assert_int_equal(n_slot, n_copy);
+    assert_memory_equal(a, b, n_slot);
+    free(a);
+    free(b);
+    hid_t f = H5Fopen("slot.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    read_values(f, "results/mp", H5T_NATIVE_DOUBLE, back);
+    assert_memory_equal(back, v, sizeof v);
+    H5Fclose(f);
+
+    /* Refused: out of order, more than the buffer holds, narrowed or
+     * integer columns, a column written out of order before. */
+    datum_write_options opt = DATUM_WRITE_OPTIONS_INIT;
+    opt.chunk_rows = CHUNK;
+    datum_output *o = NULL;
+    assert_int_equal(datum_output_create(g_ctx, "r.h5", g_archive, "t", NULL, NULL, 0, &opt, &o),
+                     DATUM_OK);
+    int c = datum_output_add_column(o, "results", "c", N, NULL);
+    int narrow = datum_output_add_stored_column(o, "results", "f32", N, NULL, DATUM_STORE_F32);
+    int ints = datum_output_add_int_column(o, "results", "i", N, NULL);
+    int gap = datum_output_add_column(o, "results", "gap", N, NULL);
+    assert_null(datum_output_slot(o, c, 1, 10));
+    assert_null(datum_output_slot(o, c, 0, 5 * CHUNK + 1));
+    assert_non_null(datum_output_slot(o, c, 0, 5 * CHUNK));
+    assert_null(datum_output_slot(o, c, 0, N + 1));
+    assert_null(datum_output_slot(o, narrow, 0, 10));
+    assert_null(datum_output_slot(o, ints, 0, 10));
+    assert_null(datum_output_slot(o, 99, 0, 10));
+    assert_int_equal(datum_output_write(o, gap, 10, 10, v), DATUM_OK);
+    assert_null(datum_output_slot(o, gap, 20, 10));
+    assert_null(datum_output_slot(o, gap, 0, 10));
+    double *slot = datum_output_slot(o, c, 0, 100);
+    assert_non_null(slot);
+    memcpy(slot, v, 100 * sizeof *v);
+    assert_int_equal(datum_output_write(o, c, 0, 100, slot), DATUM_OK);
+    assert_null(datum_output_slot(o, c, 0, 10)); /* no longer the next element */
+    assert_int_equal(datum_output_write(o, c, 100, N - 100, v + 100), DATUM_OK); /* copied */
+    assert_int_equal(datum_output_commit(&o), DATUM_OK);
+    f = H5Fopen("r.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    read_values(f, "results/c", H5T_NATIVE_DOUBLE, back);
+    assert_memory_equal(back, v, sizeof v);
+    H5Fclose(f);
+}
+
 static void test_abort(void **state)
 {
     datum_output *o = NULL;
@@ -354,6 +448,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_chunked_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_int8_entropy_coded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_f64_repeats, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slots, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
     };
