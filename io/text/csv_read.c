@@ -563,7 +563,7 @@ static int parse_row_date(io_results_reader *r, int32_t *out)
 {
     const csv_file *c = r->csv;
     size_t i = r->col[K_DATE], n = field_len(c, i);
-    if (n > 0 && n == r->last_date_len && memcmp(field(c, i), r->last_date, n) == 0) {
+    if (n > 0 && n == r->last_date_len && io_same_bytes(field(c, i), r->last_date, n)) {
         *out = r->last_days;
         return DATUM_OK;
     }
@@ -659,8 +659,13 @@ static int read_row(io_results_reader *r, io_result_row *row)
         (rc = parse_text(c, col[K_EW_PAIR], 1, &row->ew_pair)) != DATUM_OK)
         return rc;
     if (!*row->ns_pair || !*row->ew_pair) return sitout_row(r, row);
+    row->event_len = field_len(c, col[K_EVENT]);
+    row->section_len = field_len(c, col[K_SECTION]);
+    row->ns_pair_len = field_len(c, col[K_NS_PAIR]);
+    row->ew_pair_len = field_len(c, col[K_EW_PAIR]);
+    row->lengths_known = 1;
     size_t ns_len = field_len(c, col[K_NS_PAIR]);
-    if (ns_len == field_len(c, col[K_EW_PAIR]) && memcmp(row->ns_pair, row->ew_pair, ns_len) == 0) {
+    if (ns_len == field_len(c, col[K_EW_PAIR]) && io_same_bytes(row->ns_pair, row->ew_pair, ns_len)) {
         char q[64];
         return csv_fail(c, col[K_EW_PAIR], "%s is also the NS pair",
                         quoted_value(row->ew_pair, q, sizeof q));
