@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -293,22 +292,6 @@ static int intern(datum_ctx *ctx, dict *d, const char *s, uint32_t *id)
     return dict_intern(ctx, d, s, strlen(s), id);
 }
 
-/* Asks for huge pages under the large array p[0..bytes) (Linux's
- * transparent huge pages, when they are given on request): a run's arrays
- * are written once through, and a page fault every 4 KiB cost a tenth of
- * the reading's CPU time. A hint: nothing changes when it is refused. */
-static void want_huge_pages(void *p, size_t bytes)
-{
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t to = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (to > from) (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
 /* Room for one more row in the run's arrays, grown by doubling up to the
  * run's capacity (the budget's share, never more). */
 static int reserve_row(worker *w, size_t cap)
@@ -319,13 +302,11 @@ static int reserve_row(worker *w, size_t cap)
     if (w->n == w->rows_cap) {
         if (datum_resize(ctx, &w->rows, grow, sizeof *w->rows) != DATUM_OK) return DATUM_E_NOMEM;
         w->rows_cap = grow;
-        want_huge_pages(w->rows, grow * sizeof *w->rows);
     }
     if (w->extras && w->n >= w->extras_cap) {
         size_t want = w->rows_cap < cap ? w->rows_cap : cap;
         if (datum_resize(ctx, &w->extras, want, sizeof *w->extras) != DATUM_OK) return DATUM_E_NOMEM;
         w->extras_cap = want;
-        want_huge_pages(w->extras, want * sizeof *w->extras);
     }
     return DATUM_OK;
 }
@@ -557,7 +538,6 @@ static int sort_run(worker *im)
      * pages would be cleared by the kernel for every run. */
     if (datum_reserve(ctx, &im->order, &im->order_cap, n + 1, sizeof *im->order) != DATUM_OK)
         return DATUM_E_NOMEM;
-    want_huge_pages(im->order, im->order_cap * sizeof *im->order);
     for (size_t i = 0; i < n; i++) im->order[i] = (uint32_t)i;
     int32_t max_board = 1, max_table = 0;
     for (size_t i = 0; i < n; i++) {
@@ -574,8 +554,6 @@ static int sort_run(worker *im)
     if (datum_reserve(ctx, &im->keys, &im->keys_cap, 2 * n + 2, sizeof *im->keys) != DATUM_OK ||
         datum_reserve(ctx, &im->idx2, &im->idx2_cap, n + 1, sizeof *im->idx2) != DATUM_OK)
         return DATUM_E_NOMEM;
-    want_huge_pages(im->keys, im->keys_cap * sizeof *im->keys);
-    want_huge_pages(im->idx2, im->idx2_cap * sizeof *im->idx2);
     uint64_t *key = im->keys;
     uint32_t *idx2 = im->idx2;
     int in_order = 1;
