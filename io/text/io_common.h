@@ -95,6 +95,11 @@ typedef struct {
     int lengths_known;
 } io_result_row;
 
+/* The line feeds among p[0..n); sets *has_quote to 1 if a double quote is
+ * among them too (else leaves it). Sixteen bytes at a time (SSE2): the
+ * plan of a large CSV file counts the lines before each of its parts. */
+uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote);
+
 /* Opens a results CSV and reads its header. */
 int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out);
 /* 1 if the file has an `adjusted` column. */
