@@ -127,6 +127,51 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
     return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_IO : DATUM_OK;
 }
 
+void io_compressor_free(io_compressor *z)
+{
+    if (z->z) libdeflate_free_compressor(z->z);
+    z->z = NULL;
+    z->level = 0;
+}
+
+size_t io_chunked_pack_room(const io_chunked *c)
+{
+    size_t bytes = (size_t)c->chunk * c->elem;
+    size_t tmp_bytes = c->repeats ? io_f64_zlib_scratch(c->chunk) : bytes;
+    return (tmp_bytes + libdeflate_zlib_compress_bound(NULL, bytes) + 7) / 8 * 8;
+}
+
+int io_chunked_pack(datum_ctx *ctx, const io_chunked *c, io_compressor *z, const void *raw,
+                    unsigned char *room, const unsigned char **packed, size_t *size)
+{
+    size_t bytes = (size_t)c->chunk * c->elem;
+    size_t bound = libdeflate_zlib_compress_bound(NULL, bytes);
+    unsigned char *tmp = room, *out = room + (c->repeats ? io_f64_zlib_scratch(c->chunk) : bytes);
+    *packed = out;
+    *size = 0;
+    if (!c->deflate_level) {
+        memcpy(out, raw, bytes);
+        *size = bytes;
+        return DATUM_OK;
+    }
+    if (z->z && z->level != c->deflate_level) io_compressor_free(z);
+    if (!z->z && !(z->z = libdeflate_alloc_compressor(c->deflate_level)))
+        return codec_nomem(ctx, "compressor");
+    z->level = c->deflate_level;
+    if (c->shuffle) shuffle_bytes(raw, tmp, c->chunk, c->elem);
+    const unsigned char *src = c->shuffle ? tmp : raw;
+    *size = c->entropy_only ? io_huffman_zlib_compress(z->z, src, bytes, out, bound)
+            : c->repeats    ? io_f64_zlib_compress(z->z, src, c->chunk, tmp, out, bound)
+                            : libdeflate_zlib_compress(z->z, src, bytes, out, bound);
+    return *size ? DATUM_OK : DATUM_E_IO;
+}
+
+int io_chunked_put(const io_chunked *c, uint64_t chunk, const unsigned char *packed, size_t size)
+{
+    hsize_t offset = chunk * c->chunk;
+    return H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size, packed) < 0 ? -1 : 0;
+}
+
 int io_chunked_read(datum_ctx *ctx, const io_chunked *c, uint64_t first_chunk, size_t n_chunks,
                     void *data, int threads)
 {
