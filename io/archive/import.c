@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -943,6 +944,9 @@ typedef struct {
     int filling;       /* the batch being filled */
     int writing;       /* 1: a task is appending the other batch */
     int written_rc;    /* what that task returned */
+    int task_state;    /* that task's: TASK_QUEUED, TASK_RUNNING, TASK_DONE */
+    int helping;       /* 1: the writer shares its compression with the merge's thread */
+    io_compressor z;   /* the merge's thread's, for that */
     deal_slot *deals; /* open addressing, at most half full */
     size_t deals_slots, deals_used;
     uint32_t deals_event;
@@ -1044,10 +1048,20 @@ static void batch_chunk(const importer *im, batch *b, size_t n_fields, size_t n_
                        .field_deal_set = im->has_deals ? b->deal_set : NULL};
 }
 
-/* Waits for the task appending the last batch: what it returned. */
+enum { TASK_QUEUED, TASK_RUNNING, TASK_DONE };
+
+/* Waits for the task appending the last batch: what it returned. While it
+ * runs on the other thread, this one packs the chunks that the writer
+ * shares (the writer is the slower of the two: compressing is most of its
+ * work). */
 static int wait_writer(sink *s)
 {
     if (!s->writing) return DATUM_OK;
+    for (int state = TASK_RUNNING; s->helping && state == TASK_RUNNING;) {
+#pragma omp atomic read
+        state = s->task_state;
+        if (state == TASK_RUNNING && !io_archive_writer_help(s->w, &s->z)) sched_yield();
+    }
 #pragma omp taskwait
     s->writing = 0;
     return s->written_rc;
@@ -1067,8 +1081,15 @@ static int flush_batch(sink *s)
     s->batch_fields = s->batch_rows = 0;
     s->filling ^= 1;
     s->writing = 1;
+    s->task_state = TASK_QUEUED;
 #pragma omp task default(none) firstprivate(s, c)
-    s->written_rc = datum_archive_writer_append(s->w, c);
+    {
+#pragma omp atomic write
+        s->task_state = TASK_RUNNING;
+        s->written_rc = datum_archive_writer_append(s->w, c);
+#pragma omp atomic write
+        s->task_state = TASK_DONE;
+    }
     return DATUM_OK;
 }
 
@@ -1170,6 +1191,7 @@ static void sink_free(sink *s)
     datum_free(s->seats);
     datum_free(s->deals);
     datum_free(s->pair_seen);
+    io_compressor_free(&s->z);
     batch_free(&s->b[0]);
     batch_free(&s->b[1]);
 }
@@ -1325,9 +1347,15 @@ static int write_archive(importer *im, const datum_write_options *opt)
     /* The merge on one thread, the writer's tasks on another. */
     int threads = datum_ctx_threads(im->ctx) > 1 ? 2 : 1;
     if (rc == DATUM_OK) {
+        s.helping = threads > 1;
+        if (s.helping) io_archive_writer_share(s.w, 1);
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-        rc = merge(im, cur, k, &s);
+        {
+            if (omp_get_num_threads() < 2) s.helping = 0; /* no other thread to run the writer */
+            rc = merge(im, cur, k, &s);
+        }
+        io_archive_writer_share(s.w, 0); /* the commit's last chunks on every thread */
     }
     if (rc == DATUM_OK) rc = datum_archive_writer_commit(&s.w);
     datum_archive_writer_abort(&s.w);

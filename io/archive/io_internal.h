@@ -471,6 +471,18 @@ int io_chunked_pack(datum_ctx *ctx, const io_chunked *c, io_compressor *z, const
 /* Writes a packed chunk as chunk number `chunk` of c's dataset (whose
  * extent covers it): 0, or < 0 if HDF5 refused it. */
 int io_chunked_put(const io_chunked *c, uint64_t chunk, const unsigned char *packed, size_t size);
+/* archive_writer.c: shared compression, for a writer appending on one
+ * thread while another waits for it (the import's merge). on 1: from now
+ * on, the chunks of each column's flush are packed by the appending thread
+ * and by any thread calling io_archive_writer_help meanwhile, then written
+ * in order (the same file as without); on 0: back to io_chunked_write's
+ * threads (before the commit, when no helper is left). DATUM_OK. */
+int io_archive_writer_share(datum_archive_writer *w, int on);
+/* Packs the chunks of the writer's current flush that no thread has taken
+ * yet, with z (the calling thread's compressor; io_compressor_free it at
+ * the end); 1 if it packed any, 0 if there was none (or sharing is off).
+ * A failure is the appending thread's to report. Thread-safe. */
+int io_archive_writer_help(datum_archive_writer *w, io_compressor *z);
 /* Reads and decodes whole chunks into data (file type layout); every chunk
  * must exist. DATUM_OK, DATUM_E_NOMEM (recorded in ctx), or DATUM_E_FORMAT
  * (a missing or damaged chunk; nothing recorded: the caller names it). */
