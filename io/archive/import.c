@@ -30,10 +30,13 @@
 /* ------------------------------------------------------------------------ */
 /* Dictionaries: interned names, then renumbered in byte order              */
 
-/* A slot of a dictionary's hash table: the id + 1 of a name (0: empty)
- * and bits of its hash, which settle most mismatches without reading it. */
+/* A slot of a dictionary's hash table: the id + 1 of a name (0: empty),
+ * its tag (slot_tag) and its first eight bytes, zero-padded: a name of at
+ * most eight bytes (a pair number) is found in the slot alone, without
+ * reading the names; a longer one mostly told apart there too. */
 typedef struct {
     uint32_t id1, tag;
+    uint64_t head;
 } dict_slot;
 
 typedef struct {
@@ -68,18 +71,36 @@ static uint64_t hash_name(const char *s, size_t len)
     return h ^ (h >> 29);
 }
 
+/* Bits of a name's hash, its length in the low four (up to 15): with
+ * name_head, a name of at most eight bytes whole. */
+static uint32_t slot_tag(uint64_t h, size_t len)
+{
+    return ((uint32_t)(h >> 32) & ~15u) | (uint32_t)(len < 15 ? len : 15);
+}
+
+/* The first eight bytes of s[0..len), zero-padded. */
+static uint64_t name_head(const char *s, size_t len)
+{
+    uint64_t w = 0;
+    memcpy(&w, s, len < 8 ? len : 8);
+    return w;
+}
+
 /* The length of name id. */
 static size_t name_len(const dict *d, uint32_t id)
 {
     return (id + 1 < d->n ? d->start[id + 1] : d->len) - d->start[id] - 1;
 }
 
-/* Inserts id, of hash h, into the hash table (which has room). */
-static void dict_place(dict *d, uint32_t id, uint64_t h)
+/* Inserts id into the hash table (which has room). */
+static void dict_place(dict *d, uint32_t id)
 {
+    const char *s = d->bytes + d->start[id];
+    size_t len = name_len(d, id);
+    uint64_t h = hash_name(s, len);
     size_t i = h & (d->n_slots - 1);
     while (d->slot[i].id1) i = (i + 1) & (d->n_slots - 1);
-    d->slot[i] = (dict_slot){id + 1, (uint32_t)(h >> 32)};
+    d->slot[i] = (dict_slot){id + 1, slot_tag(h, len), name_head(s, len)};
 }
 
 /* Keeps the table at most half full; rehashes into twice the slots. */
@@ -92,8 +113,7 @@ static int dict_grow_table(datum_ctx *ctx, dict *d)
     datum_free(d->slot);
     d->slot = slot;
     d->n_slots = n_slots;
-    for (uint32_t id = 0; id < d->n; id++)
-        dict_place(d, id, hash_name(d->bytes + d->start[id], name_len(d, id)));
+    for (uint32_t id = 0; id < d->n; id++) dict_place(d, id);
     return DATUM_OK;
 }
 
@@ -102,13 +122,14 @@ static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint3
 {
     int rc = dict_grow_table(ctx, d);
     if (rc != DATUM_OK) return rc;
-    uint64_t h = hash_name(s, len);
-    uint32_t tag = (uint32_t)(h >> 32);
+    uint64_t h = hash_name(s, len), head = name_head(s, len);
+    uint32_t tag = slot_tag(h, len);
     size_t i = h & (d->n_slots - 1);
     for (; d->slot[i].id1; i = (i + 1) & (d->n_slots - 1)) {
         uint32_t at = d->slot[i].id1 - 1;
-        if (d->slot[i].tag == tag && name_len(d, at) == len &&
-            io_same_bytes(d->bytes + d->start[at], s, len)) {
+        if (d->slot[i].tag == tag && d->slot[i].head == head &&
+            (len <= 8 || (name_len(d, at) == len &&
+                          io_same_bytes(d->bytes + d->start[at] + 8, s + 8, len - 8)))) {
             *id = at;
             return DATUM_OK;
         }
@@ -121,7 +142,7 @@ static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint3
     memcpy(d->bytes + d->len, s, len + 1);
     d->start[d->n] = d->len;
     d->len += len + 1;
-    d->slot[i] = (dict_slot){d->n + 1, tag};
+    d->slot[i] = (dict_slot){d->n + 1, tag, head};
     *id = d->n++;
     return DATUM_OK;
 }
