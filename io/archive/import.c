@@ -1078,10 +1078,13 @@ enum { TASK_QUEUED, TASK_RUNNING, TASK_DONE };
 static int wait_writer(sink *s)
 {
     if (!s->writing) return DATUM_OK;
-    for (int state = TASK_RUNNING; s->helping && state == TASK_RUNNING;) {
+    for (int state = TASK_RUNNING, idle = 0; s->helping && state == TASK_RUNNING;) {
 #pragma omp atomic read
         state = s->task_state;
-        if (state == TASK_RUNNING && !io_archive_writer_help(s->w, &s->z)) sched_yield();
+        if (state != TASK_RUNNING) break;
+        if (io_archive_writer_help(s->w, &s->z)) idle = 0;
+        else if (++idle < 64) sched_yield();
+        else nanosleep(&(struct timespec){0, 20000}, NULL); /* no job for a while: not a spin */
     }
 #pragma omp taskwait
     s->writing = 0;
