@@ -573,23 +573,28 @@ static int sort_run(worker *im)
         qsort(im->order, n, sizeof *im->order, compare_order);
         return DATUM_OK;
     }
+#define RUN_KEY(r)                                                                              \
+    (((((uint64_t)er[(r)->event] << sb | sr[(r)->section]) << bb | (uint64_t)(r)->board) << tb) | \
+     (uint64_t)(r)->table)
+    /* A run in order already, without two equal keys (an export, most
+     * scoring programs' files), is seen in one pass: no keys kept, no sort. */
+    int in_order = 1;
+    for (size_t i = 1; i < n && in_order; i++)
+        in_order = RUN_KEY(&im->rows[i]) > RUN_KEY(&im->rows[i - 1]);
+    if (in_order) return DATUM_OK;
     if (datum_reserve(ctx, &im->keys, &im->keys_cap, 2 * n + 2, sizeof *im->keys) != DATUM_OK ||
         datum_reserve(ctx, &im->idx2, &im->idx2_cap, n + 1, sizeof *im->idx2) != DATUM_OK)
         return DATUM_E_NOMEM;
     uint64_t *key = im->keys;
     uint32_t *idx2 = im->idx2;
-    int in_order = 1;
+    in_order = 1;
     for (size_t i = 0; i < n; i++) {
-        const row *r = &im->rows[i];
-        key[i] = ((((uint64_t)er[r->event] << sb | sr[r->section]) << bb | (uint64_t)r->board)
-                  << tb) |
-                 (uint64_t)r->table;
-        in_order &= i == 0 || key[i] >= key[i - 1];
+        key[i] = RUN_KEY(&im->rows[i]);
+        in_order &= i == 0 || key[i] >= key[i - 1]; /* in order but for a clash */
     }
+#undef RUN_KEY
     if (n > 0) {
         uint64_t *k = key;
-        /* A run in order already (an export, most scoring programs' files)
-         * is not sorted again. */
         if (!in_order && radix_sort(key, im->order, key + n + 1, idx2, n, eb + sb + bb + tb)) {
             memcpy(im->order, idx2, n * sizeof *idx2);
             k = key + n + 1;
