@@ -579,8 +579,11 @@ static int sort_run(worker *im)
     /* A run in order already, without two equal keys (an export, most
      * scoring programs' files), is seen in one pass: no keys kept, no sort. */
     int in_order = 1;
-    for (size_t i = 1; i < n && in_order; i++)
-        in_order = RUN_KEY(&im->rows[i]) > RUN_KEY(&im->rows[i - 1]);
+    for (uint64_t i = 1, last = n ? RUN_KEY(&im->rows[0]) : 0, next; i < n && in_order; i++) {
+        next = RUN_KEY(&im->rows[i]);
+        in_order = next > last;
+        last = next;
+    }
     if (in_order) return DATUM_OK;
     if (datum_reserve(ctx, &im->keys, &im->keys_cap, 2 * n + 2, sizeof *im->keys) != DATUM_OK ||
         datum_reserve(ctx, &im->idx2, &im->idx2_cap, n + 1, sizeof *im->idx2) != DATUM_OK)
