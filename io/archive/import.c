@@ -39,7 +39,19 @@ typedef struct {
     uint64_t head;
 } dict_slot;
 
+/* A recently seen name of at most eight bytes: its first bytes (all of
+ * it, zero-padded), its length and its id + 1 (0: none). */
 typedef struct {
+    uint64_t head;
+    uint32_t len, id1;
+} dict_recent;
+
+enum { DICT_RECENT = 256 };
+
+typedef struct {
+    /* The short names seen last, by their bytes: the pairs of an event come
+     * again and again, found here without the table (a cache miss). */
+    dict_recent recent[DICT_RECENT];
     char *bytes; /* the names, NUL-terminated one after another */
     size_t len, bytes_cap;
     size_t *start; /* start of name id in bytes */
@@ -117,12 +129,14 @@ static int dict_grow_table(datum_ctx *ctx, dict *d)
     return DATUM_OK;
 }
 
-/* The id of name s (of length len), adding it if new. */
-static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
+/* The id of name s (of length len, first bytes head), found in the table
+ * or added to it. */
+static int dict_find(datum_ctx *ctx, dict *d, const char *s, size_t len, uint64_t head,
+                     uint32_t *id)
 {
     int rc = dict_grow_table(ctx, d);
     if (rc != DATUM_OK) return rc;
-    uint64_t h = hash_name(s, len), head = name_head(s, len);
+    uint64_t h = hash_name(s, len);
     uint32_t tag = slot_tag(h, len);
     size_t i = h & (d->n_slots - 1);
     for (; d->slot[i].id1; i = (i + 1) & (d->n_slots - 1)) {
@@ -145,6 +159,20 @@ static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint3
     d->slot[i] = (dict_slot){d->n + 1, tag, head};
     *id = d->n++;
     return DATUM_OK;
+}
+
+/* The id of name s (of length len), adding it if new. */
+static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
+{
+    uint64_t head = name_head(s, len);
+    dict_recent *recent = &d->recent[(head * 0x9e3779b97f4a7c15ull) >> 56];
+    if (len <= 8 && recent->id1 && recent->head == head && recent->len == len) {
+        *id = recent->id1 - 1;
+        return DATUM_OK;
+    }
+    int rc = dict_find(ctx, d, s, len, head, id);
+    if (rc == DATUM_OK && len <= 8) *recent = (dict_recent){head, (uint32_t)len, *id + 1};
+    return rc;
 }
 
 typedef struct {
