@@ -7,6 +7,8 @@
 #include "io_internal.h"
 
 #include <math.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +64,20 @@ struct datum_archive_writer {
     uint64_t *field_end;
     size_t date_cap, end_cap;
     io_scratch scratch;    /* the columns' compression, one after the other */
+    /* Shared compression (io_archive_writer_share): the held chunks of one
+     * column at a time are a job, packed by the writer and by a helper
+     * thread (io_archive_writer_help), then put in order by the writer. */
+    int shared, lock_ready;
+    omp_lock_t lock; /* guards job */
+    struct {
+        const column *c;      /* the column whose held chunks are packed; NULL: none */
+        size_t next, done, n; /* chunks claimed, packed, in all */
+        size_t room;          /* io_chunked_pack_room: each chunk's in scratch */
+        int rc;               /* the first failure */
+    } job;
+    io_compressor z; /* the writer's own */
+    const unsigned char **packed; /* chunk k's bytes and size, once packed */
+    size_t *packed_size, packed_cap, packed_size_cap;
 };
 
 static int io_failure(datum_archive_writer *w, const char *what)
@@ -115,6 +131,10 @@ static void writer_free(datum_archive_writer *w)
     datum_free(w->field_date);
     datum_free(w->field_end);
     datum_free(w->scratch.p);
+    datum_free(w->packed);
+    datum_free(w->packed_size);
+    io_compressor_free(&w->z);
+    if (w->lock_ready) omp_destroy_lock(&w->lock);
     datum_free(w->path);
     datum_free(w);
 }
@@ -239,14 +259,85 @@ static int start(datum_archive_writer *w)
     return rc;
 }
 
+/* Packs chunks of the current job until none is left to claim (z: the
+ * calling thread's compressor); 1 if it packed any. */
+static int pack_claimed(datum_archive_writer *w, io_compressor *z)
+{
+    int any = 0;
+    for (;;) {
+        const column *c = NULL;
+        size_t k = 0;
+        omp_set_lock(&w->lock);
+        if (w->job.c && w->job.next < w->job.n) c = w->job.c, k = w->job.next++;
+        omp_unset_lock(&w->lock);
+        if (!c) return any;
+        any = 1;
+        /* The job, its room and chunk k stay until chunk k is counted done. */
+        unsigned char *room = (unsigned char *)w->scratch.p + k * w->job.room;
+        int rc = io_chunked_pack(w->ctx, &c->codec, z, c->held + k * c->chunk * c->codec.elem, room,
+                                 &w->packed[k], &w->packed_size[k]);
+        omp_set_lock(&w->lock);
+        if (rc != DATUM_OK && w->job.rc == DATUM_OK) w->job.rc = rc;
+        w->job.done++;
+        omp_unset_lock(&w->lock);
+    }
+}
+
+/* io_chunked_write's work in shared compression: the column's held chunks
+ * packed by this thread and the helper, then put in order. */
+static int write_shared(datum_archive_writer *w, column *c)
+{
+    size_t n = c->n_held, room = io_chunked_pack_room(&c->codec);
+    if (datum_reserve(w->ctx, &w->scratch.p, &w->scratch.cap, n * room, 1) != DATUM_OK ||
+        datum_reserve(w->ctx, &w->packed, &w->packed_cap, n, sizeof *w->packed) != DATUM_OK ||
+        datum_reserve(w->ctx, &w->packed_size, &w->packed_size_cap, n, sizeof *w->packed_size) !=
+            DATUM_OK)
+        return DATUM_E_NOMEM;
+    omp_set_lock(&w->lock);
+    w->job.c = c, w->job.next = 0, w->job.done = 0, w->job.n = n, w->job.room = room;
+    w->job.rc = DATUM_OK;
+    omp_unset_lock(&w->lock);
+    pack_claimed(w, &w->z);
+    int rc;
+    for (;;) { /* the helper's last chunks */
+        omp_set_lock(&w->lock);
+        int left = w->job.done < w->job.n;
+        if (!left) w->job.c = NULL;
+        rc = w->job.rc;
+        omp_unset_lock(&w->lock);
+        if (!left) break;
+        sched_yield();
+    }
+    for (size_t k = 0; k < n && rc == DATUM_OK; k++)
+        if (io_chunked_put(&c->codec, c->held_first + k, w->packed[k], w->packed_size[k]) < 0)
+            rc = DATUM_E_IO;
+    return rc;
+}
+
+int io_archive_writer_share(datum_archive_writer *w, int on)
+{
+    if (on && !w->lock_ready) {
+        omp_init_lock(&w->lock);
+        w->lock_ready = 1;
+    }
+    w->shared = on;
+    return DATUM_OK;
+}
+
+int io_archive_writer_help(datum_archive_writer *w, io_compressor *z)
+{
+    return w->shared ? pack_claimed(w, z) : 0;
+}
+
 /* Compresses and writes the held chunks. */
 static int write_held(datum_archive_writer *w, column *c)
 {
     if (c->n_held == 0) return DATUM_OK;
     hsize_t extent = c->written;
     if (H5Dset_extent(c->ds, &extent) < 0) return io_failure(w, c->path);
-    int rc = io_chunked_write(w->ctx, &c->codec, &w->scratch, c->held_first, c->n_held, c->held,
-                              datum_ctx_threads(w->ctx));
+    int rc = w->shared ? write_shared(w, c)
+                       : io_chunked_write(w->ctx, &c->codec, &w->scratch, c->held_first, c->n_held,
+                                          c->held, datum_ctx_threads(w->ctx));
     if (rc == DATUM_E_NOMEM) return rc;
     if (rc != DATUM_OK) return io_failure(w, c->path);
     c->held_first += c->n_held;
@@ -350,6 +441,32 @@ static int64_t value_at(int kind, const void *values, size_t i)
     }
 }
 
+/* 1 if every integer of values[0..n) (of the column's kind) lies within its
+ * bounds: the least and the greatest found by a loop per kind (the
+ * compiler's vector code), not value by value through value_at. */
+static int within_bounds(const column *c, const void *values, size_t n)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+#define MIN_MAX(type)                                                                              \
+    {                                                                                              \
+        const type *v = values;                                                                    \
+        type least = n ? v[0] : 0, most = least;                                                   \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            least = v[i] < least ? v[i] : least;                                                   \
+            most = v[i] > most ? v[i] : most;                                                      \
+        }                                                                                          \
+        lo = (int64_t)least, hi = (int64_t)most;                                                   \
+    }
+    switch (c->kind) {
+    case IO_KIND_U8: MIN_MAX(uint8_t) break;
+    case IO_KIND_U32: MIN_MAX(uint32_t) break;
+    case IO_KIND_U64: return 0; /* values past INT64_MAX: value_at's own reading */
+    default: MIN_MAX(int32_t) break;
+    }
+#undef MIN_MAX
+    return n == 0 || (lo >= c->lo && hi <= c->hi);
+}
+
 /* Every value of values[0..n) within the column's bounds (a real: finite
  * or NaN); first = the archive number of values[0], for the message. */
 static int check_values(datum_archive_writer *w, const column *c, const io_dataset_desc *d,
@@ -359,7 +476,8 @@ static int check_values(datum_archive_writer *w, const column *c, const io_datas
         if (isinf(((const double *)values)[i]))
             return refuse(w, "%s[%llu] is infinite (a real or NaN)", d->path,
                           (unsigned long long)(first + i));
-    for (size_t i = 0; values && c->kind != IO_KIND_F64 && i < n; i++) {
+    if (!values || c->kind == IO_KIND_F64 || within_bounds(c, values, n)) return DATUM_OK;
+    for (size_t i = 0; i < n; i++) { /* the first value out of bounds, for the message */
         int64_t v = value_at(c->kind, values, i);
         if (v < c->lo || v > c->hi)
             return refuse(w, "%s[%llu] = %lld is out of range (%lld to %lld)", d->path,

@@ -78,52 +78,81 @@ static int codec_nomem(datum_ctx *ctx, const char *what)
     return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory (a deflate %s)", what);
 }
 
-int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
-                     uint64_t first_chunk, size_t n_chunks, const void *data, int threads)
+void io_compressor_free(io_compressor *z)
+{
+    if (z->z) libdeflate_free_compressor(z->z);
+    z->z = NULL;
+    z->level = 0;
+}
+
+size_t io_chunked_pack_room(const io_chunked *c)
+{
+    size_t bytes = (size_t)c->chunk * c->elem;
+    size_t tmp_bytes = c->repeats ? io_f64_zlib_scratch(c->chunk) : bytes;
+    return (tmp_bytes + libdeflate_zlib_compress_bound(NULL, bytes) + 7) / 8 * 8;
+}
+
+int io_chunked_pack(datum_ctx *ctx, const io_chunked *c, io_compressor *z, const void *raw,
+                    unsigned char *room, const unsigned char **packed, size_t *size)
 {
     size_t bytes = (size_t)c->chunk * c->elem;
     size_t bound = libdeflate_zlib_compress_bound(NULL, bytes);
-    /* Per chunk: room for its shuffled bytes or the encoder's tables, then
-     * for its compressed bytes; 8-byte aligned. */
-    size_t tmp_bytes = c->repeats ? io_f64_zlib_scratch(c->chunk) : bytes;
-    size_t stride = (tmp_bytes + bound + 7) / 8 * 8;
-    size_t *size = datum_malloc(ctx, n_chunks, sizeof *size); /* n_chunks: a batch, a few */
-    int failed = 0, nomem = !size || datum_reserve(ctx, &scratch->p, &scratch->cap,
-                                                   n_chunks * stride, 1) != DATUM_OK;
+    unsigned char *tmp = room, *out = room + (c->repeats ? io_f64_zlib_scratch(c->chunk) : bytes);
+    *packed = out;
+    *size = 0;
+    if (!c->deflate_level) {
+        memcpy(out, raw, bytes);
+        *size = bytes;
+        return DATUM_OK;
+    }
+    if (z->z && z->level != c->deflate_level) io_compressor_free(z);
+    if (!z->z && !(z->z = libdeflate_alloc_compressor(c->deflate_level)))
+        return codec_nomem(ctx, "compressor");
+    z->level = c->deflate_level;
+    if (c->shuffle) shuffle_bytes(raw, tmp, c->chunk, c->elem);
+    const unsigned char *src = c->shuffle ? tmp : raw;
+    *size = c->entropy_only ? io_huffman_zlib_compress(z->z, src, bytes, out, bound)
+            : c->repeats    ? io_f64_zlib_compress(z->z, src, c->chunk, tmp, out, bound)
+                            : libdeflate_zlib_compress(z->z, src, bytes, out, bound);
+    return *size ? DATUM_OK : DATUM_E_IO;
+}
+
+int io_chunked_put(const io_chunked *c, uint64_t chunk, const unsigned char *packed, size_t size)
+{
+    hsize_t offset = chunk * c->chunk;
+    return H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size, packed) < 0 ? -1 : 0;
+}
+
+int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
+                     uint64_t first_chunk, size_t n_chunks, const void *data, int threads)
+{
+    size_t bytes = (size_t)c->chunk * c->elem, stride = io_chunked_pack_room(c);
+    struct packed_chunk {
+        const unsigned char *bytes;
+        size_t size;
+    } *packed = datum_malloc(ctx, n_chunks, sizeof *packed); /* n_chunks: a batch, a few */
+    int failed = 0, nomem = !packed || datum_reserve(ctx, &scratch->p, &scratch->cap,
+                                                     n_chunks * stride, 1) != DATUM_OK;
     unsigned char *work = scratch->p;
     if (!nomem) {
 #pragma omp parallel num_threads(threads) reduction(| : failed, nomem)
         {
-            struct libdeflate_compressor *z =
-                c->deflate_level ? libdeflate_alloc_compressor(c->deflate_level) : NULL;
-            if (c->deflate_level && !z) nomem = codec_nomem(ctx, "compressor") != 0;
+            io_compressor z = {0};
 #pragma omp for schedule(static)
             for (size_t k = 0; k < n_chunks; k++) {
-                const unsigned char *raw = (const unsigned char *)data + k * bytes;
-                unsigned char *tmp = work + k * stride, *packed = tmp + tmp_bytes;
-                if (!c->deflate_level) {
-                    memcpy(packed, raw, bytes);
-                    size[k] = bytes;
-                    continue;
-                }
-                if (c->shuffle) shuffle_bytes(raw, tmp, c->chunk, c->elem);
-                const unsigned char *src = c->shuffle ? tmp : raw;
-                if (!z) continue; /* nomem */
-                size[k] = c->entropy_only ? io_huffman_zlib_compress(z, src, bytes, packed, bound)
-                          : c->repeats    ? io_f64_zlib_compress(z, src, c->chunk, tmp, packed, bound)
-                                          : libdeflate_zlib_compress(z, src, bytes, packed, bound);
-                failed |= size[k] == 0;
+                if (nomem) continue;
+                int rc = io_chunked_pack(ctx, c, &z, (const unsigned char *)data + k * bytes,
+                                         work + k * stride, &packed[k].bytes, &packed[k].size);
+                nomem |= rc == DATUM_E_NOMEM;
+                failed |= rc == DATUM_E_IO;
             }
-            if (z) libdeflate_free_compressor(z);
+            io_compressor_free(&z);
         }
     }
     /* HDF5 itself is serial: the finished chunks go in one by one, in order. */
-    for (size_t k = 0; k < n_chunks && !failed && !nomem; k++) {
-        hsize_t offset = (first_chunk + k) * c->chunk;
-        failed = H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size[k],
-                                work + k * stride + tmp_bytes) < 0;
-    }
-    datum_free(size);
+    for (size_t k = 0; k < n_chunks && !failed && !nomem; k++)
+        failed = io_chunked_put(c, first_chunk + k, packed[k].bytes, packed[k].size) < 0;
+    datum_free(packed);
     return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_IO : DATUM_OK;
 }
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,13 +30,28 @@
 /* ------------------------------------------------------------------------ */
 /* Dictionaries: interned names, then renumbered in byte order              */
 
-/* A slot of a dictionary's hash table: the id + 1 of a name (0: empty)
- * and bits of its hash, which settle most mismatches without reading it. */
+/* A slot of a dictionary's hash table: the id + 1 of a name (0: empty),
+ * its tag (slot_tag) and its first eight bytes, zero-padded: a name of at
+ * most eight bytes (a pair number) is found in the slot alone, without
+ * reading the names; a longer one mostly told apart there too. */
 typedef struct {
     uint32_t id1, tag;
+    uint64_t head;
 } dict_slot;
 
+/* A recently seen name of at most eight bytes: its first bytes (all of
+ * it, zero-padded), its length and its id + 1 (0: none). */
 typedef struct {
+    uint64_t head;
+    uint32_t len, id1;
+} dict_recent;
+
+enum { DICT_RECENT = 256 };
+
+typedef struct {
+    /* The short names seen last, by their bytes: the pairs of an event come
+     * again and again, found here without the table (a cache miss). */
+    dict_recent recent[DICT_RECENT];
     char *bytes; /* the names, NUL-terminated one after another */
     size_t len, bytes_cap;
     size_t *start; /* start of name id in bytes */
@@ -67,27 +83,19 @@ static uint64_t hash_name(const char *s, size_t len)
     return h ^ (h >> 29);
 }
 
-/* 1 if a[0..len) and b[0..len) are the same bytes. Names are short: they
- * are compared a word at a time (the last word overlapping the one before),
- * not by a call of memcmp. */
-static int same_bytes(const char *a, const char *b, size_t len)
+/* Bits of a name's hash, its length in the low four (up to 15): with
+ * name_head, a name of at most eight bytes whole. */
+static uint32_t slot_tag(uint64_t h, size_t len)
 {
-    if (len >= 8) {
-        uint64_t x, y;
-        for (size_t i = 0; i + 8 < len; i += 8) {
-            memcpy(&x, a + i, 8), memcpy(&y, b + i, 8);
-            if (x != y) return 0;
-        }
-        memcpy(&x, a + len - 8, 8), memcpy(&y, b + len - 8, 8);
-        return x == y;
-    }
-    if (len >= 4 && len < 8) {
-        uint32_t a0, a1, b0, b1;
-        memcpy(&a0, a, 4), memcpy(&a1, a + len - 4, 4);
-        memcpy(&b0, b, 4), memcpy(&b1, b + len - 4, 4);
-        return a0 == b0 && a1 == b1;
-    }
-    return memcmp(a, b, len) == 0;
+    return ((uint32_t)(h >> 32) & ~15u) | (uint32_t)(len < 15 ? len : 15);
+}
+
+/* The first eight bytes of s[0..len), zero-padded. */
+static uint64_t name_head(const char *s, size_t len)
+{
+    uint64_t w = 0;
+    memcpy(&w, s, len < 8 ? len : 8);
+    return w;
 }
 
 /* The length of name id. */
@@ -96,12 +104,15 @@ static size_t name_len(const dict *d, uint32_t id)
     return (id + 1 < d->n ? d->start[id + 1] : d->len) - d->start[id] - 1;
 }
 
-/* Inserts id, of hash h, into the hash table (which has room). */
-static void dict_place(dict *d, uint32_t id, uint64_t h)
+/* Inserts id into the hash table (which has room). */
+static void dict_place(dict *d, uint32_t id)
 {
+    const char *s = d->bytes + d->start[id];
+    size_t len = name_len(d, id);
+    uint64_t h = hash_name(s, len);
     size_t i = h & (d->n_slots - 1);
     while (d->slot[i].id1) i = (i + 1) & (d->n_slots - 1);
-    d->slot[i] = (dict_slot){id + 1, (uint32_t)(h >> 32)};
+    d->slot[i] = (dict_slot){id + 1, slot_tag(h, len), name_head(s, len)};
 }
 
 /* Keeps the table at most half full; rehashes into twice the slots. */
@@ -114,23 +125,25 @@ static int dict_grow_table(datum_ctx *ctx, dict *d)
     datum_free(d->slot);
     d->slot = slot;
     d->n_slots = n_slots;
-    for (uint32_t id = 0; id < d->n; id++)
-        dict_place(d, id, hash_name(d->bytes + d->start[id], name_len(d, id)));
+    for (uint32_t id = 0; id < d->n; id++) dict_place(d, id);
     return DATUM_OK;
 }
 
-/* The id of name s (of length len), adding it if new. */
-static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
+/* The id of name s (of length len, first bytes head), found in the table
+ * or added to it. */
+static int dict_find(datum_ctx *ctx, dict *d, const char *s, size_t len, uint64_t head,
+                     uint32_t *id)
 {
     int rc = dict_grow_table(ctx, d);
     if (rc != DATUM_OK) return rc;
     uint64_t h = hash_name(s, len);
-    uint32_t tag = (uint32_t)(h >> 32);
+    uint32_t tag = slot_tag(h, len);
     size_t i = h & (d->n_slots - 1);
     for (; d->slot[i].id1; i = (i + 1) & (d->n_slots - 1)) {
         uint32_t at = d->slot[i].id1 - 1;
-        if (d->slot[i].tag == tag && name_len(d, at) == len &&
-            same_bytes(d->bytes + d->start[at], s, len)) {
+        if (d->slot[i].tag == tag && d->slot[i].head == head &&
+            (len <= 8 || (name_len(d, at) == len &&
+                          io_same_bytes(d->bytes + d->start[at] + 8, s + 8, len - 8)))) {
             *id = at;
             return DATUM_OK;
         }
@@ -143,9 +156,23 @@ static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint3
     memcpy(d->bytes + d->len, s, len + 1);
     d->start[d->n] = d->len;
     d->len += len + 1;
-    d->slot[i] = (dict_slot){d->n + 1, tag};
+    d->slot[i] = (dict_slot){d->n + 1, tag, head};
     *id = d->n++;
     return DATUM_OK;
+}
+
+/* The id of name s (of length len), adding it if new. */
+static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
+{
+    uint64_t head = name_head(s, len);
+    dict_recent *recent = &d->recent[(head * 0x9e3779b97f4a7c15ull) >> 56];
+    if (len <= 8 && recent->id1 && recent->head == head && recent->len == len) {
+        *id = recent->id1 - 1;
+        return DATUM_OK;
+    }
+    int rc = dict_find(ctx, d, s, len, head, id);
+    if (rc == DATUM_OK && len <= 8) *recent = (dict_recent){head, (uint32_t)len, *id + 1};
+    return rc;
 }
 
 typedef struct {
@@ -194,38 +221,40 @@ static void dict_free(dict *d)
 #define NO_TEAM UINT32_MAX /* ns_team, ew_team and match of a result outside a teams match */
 #define NO_DEAL UINT32_MAX /* a row whose deal is not known */
 
-/* One result as the runs hold it (64 bytes): what the archive stores, its
- * deal, and its place in the input for the messages. */
+/* One result as the runs hold it (48 bytes): what every row has, and its
+ * place in the input for the messages. */
 typedef struct {
     uint32_t event, section, ns_pair, ew_pair; /* dictionary ids, then ranks */
-    uint32_t ns_team, ew_team, match;          /* likewise, or NO_TEAM */
     int32_t board, table, ns_score, date;
-    uint32_t file; /* index into the input paths */
     uint64_t line;
+    uint32_t file; /* index into the input paths */
     uint8_t adjusted;
     uint8_t method; /* the published figures' datum_published_method */
-    uint32_t deal;  /* the deal's id in importer.deals, or NO_DEAL */
 } row;
 
-/* A row's published figures, kept beside the rows of the runs that have
- * some, so that a CSV import moves 64 bytes a row, not 96. */
+/* What only some rows have: teams, a deal, published figures. Kept beside
+ * the rows of the runs that have any, so that a CSV import without teams
+ * moves 48 bytes a row, not 96. */
 typedef struct {
-    double ns, ew;                 /* published figures (NaN: none) */
-    double ns_percent, ew_percent; /* published percentages (NaN: none) */
-} published;
+    uint32_t ns_team, ew_team, match; /* dictionary ids, then ranks; or NO_TEAM */
+    uint32_t deal;                    /* the deal's id in importer.deals, or NO_DEAL */
+    double ns, ew;                    /* published figures (NaN: none) */
+    double ns_percent, ew_percent;    /* published percentages (NaN: none) */
+} extra;
 
-static const published kNoFigures = {NAN, NAN, NAN, NAN};
+static const extra kNoExtra = {NO_TEAM, NO_TEAM, NO_TEAM, NO_DEAL, NAN, NAN, NAN, NAN};
 
-/* Bytes a row may take while it is in memory: the row, its figures and the
- * sort's keys and indices (two of each). */
-#define ROW_BYTES (sizeof(row) + sizeof(published) + 2 * (sizeof(uint64_t) + sizeof(uint32_t)))
+/* Bytes a row takes while it is in memory: the row and the sort's keys and
+ * indices (two of each), and its extra in a run that has them. */
+#define ROW_BYTES (sizeof(row) + 2 * (sizeof(uint64_t) + sizeof(uint32_t)))
+#define ROW_BYTES_EXTRA (ROW_BYTES + sizeof(extra))
 
 /* A sorted run in the scratch file: n records from byte offset, each a row
- * followed, if has_figures, by its published figures; its names are the
- * ids of worker `worker`'s dictionaries. */
+ * followed, if has_extras, by its extra; its names are the ids of worker
+ * `worker`'s dictionaries. */
 typedef struct {
     uint64_t offset, n;
-    int has_figures;
+    int has_extras;
     size_t worker;
 } run_info;
 
@@ -240,10 +269,12 @@ typedef struct {
     int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
     uint64_t n_sitouts, n_rows;
     int32_t max_board, max_table, min_score, max_score, min_date, max_date;
-    /* The run being read: rows[0..n), and figures[0..n) once a row has some. */
+    /* The run being read: rows[0..n), and extras[0..n) once a row has one.
+     * run_cap, run_cap_extra: the rows its share of the budget holds,
+     * without and with extras (run_cap 0: reading again for an error). */
     row *rows;
-    published *figures;
-    size_t n, rows_cap, figures_cap, run_cap; /* run_cap: its share of the budget */
+    extra *extras;
+    size_t n, rows_cap, extras_cap, run_cap, run_cap_extra;
     uint32_t *order; /* after sort_run: the run's rows in order */
     uint64_t *keys;  /* sort_run's scratch: keys, and the radix sort's second order */
     uint32_t *idx2;
@@ -291,10 +322,10 @@ static void note_ranges(worker *im, const row *r)
 
 /* The id of a name that is usually the previous row's (events and sections
  * come in blocks): compared first, hashed only when it changed. */
-static int intern_repeated(worker *im, dict *d, const char *s, uint32_t *last, uint32_t *id)
+static int intern_repeated(worker *im, dict *d, const char *s, size_t len, uint32_t *last,
+                           uint32_t *id)
 {
-    size_t len = strlen(s);
-    if (*last < d->n && name_len(d, *last) == len && same_bytes(d->bytes + d->start[*last], s, len)) {
+    if (*last < d->n && name_len(d, *last) == len && io_same_bytes(d->bytes + d->start[*last], s, len)) {
         *id = *last;
         return DATUM_OK;
     }
@@ -311,6 +342,25 @@ static int intern(datum_ctx *ctx, dict *d, const char *s, uint32_t *id)
     return dict_intern(ctx, d, s, strlen(s), id);
 }
 
+/* Room for one more row in the run's arrays, grown by doubling up to the
+ * run's capacity (the budget's share, never more). */
+static int reserve_row(worker *w, size_t cap)
+{
+    datum_ctx *ctx = w->im->ctx;
+    size_t grow = w->rows_cap < 1024 ? 1024 : 2 * w->rows_cap;
+    if (grow > cap) grow = cap;
+    if (w->n == w->rows_cap) {
+        if (datum_resize(ctx, &w->rows, grow, sizeof *w->rows) != DATUM_OK) return DATUM_E_NOMEM;
+        w->rows_cap = grow;
+    }
+    if (w->extras && w->n >= w->extras_cap) {
+        size_t want = w->rows_cap < cap ? w->rows_cap : cap;
+        if (datum_resize(ctx, &w->extras, want, sizeof *w->extras) != DATUM_OK) return DATUM_E_NOMEM;
+        w->extras_cap = want;
+    }
+    return DATUM_OK;
+}
+
 /* Adds a row read from src to the run, spilling the run first when it is
  * full. */
 static int add_row(worker *im, const io_row_source *src, uint32_t file, const io_result_row *in)
@@ -319,22 +369,36 @@ static int add_row(worker *im, const io_row_source *src, uint32_t file, const io
     dict *d = im->dict;
     int rc = DATUM_OK;
     if (im->run_cap == 0) return DATUM_OK; /* reading again for the error only */
-    if (im->n == im->run_cap && (rc = spill_run(im)) != DATUM_OK) return rc;
-    if (im->n == im->rows_cap &&
-        (rc = datum_reserve(ctx, &im->rows, &im->rows_cap, im->n + 1, sizeof *im->rows)) != DATUM_OK)
-        return rc;
+    int has_deal = src->has_deals && in->deal;
+    int wants_extra = in->match || has_deal || src->has_published || src->has_published_percent;
+    size_t cap = im->extras || wants_extra ? im->run_cap_extra : im->run_cap;
+    if (im->n >= cap && (rc = spill_run(im)) != DATUM_OK) return rc;
+    if (wants_extra && !im->extras) {
+        /* The first row with an extra gives the run its column; the rows
+         * before it had none. */
+        size_t want = im->rows_cap > im->n ? im->rows_cap : im->n + 1;
+        if (want > im->run_cap_extra) want = im->run_cap_extra;
+        if (im->rows_cap > want) { /* grown for a run without extras: its share is less now */
+            if (datum_resize(ctx, &im->rows, want, sizeof *im->rows) != DATUM_OK) return DATUM_E_NOMEM;
+            im->rows_cap = want;
+        }
+        if (!(im->extras = datum_malloc(ctx, want, sizeof *im->extras))) return DATUM_E_NOMEM;
+        im->extras_cap = want;
+        for (size_t i = 0; i < im->n; i++) im->extras[i] = kNoExtra;
+    }
+    if ((rc = reserve_row(im, im->extras ? im->run_cap_extra : im->run_cap)) != DATUM_OK) return rc;
     row *r = &im->rows[im->n];
-    if ((rc = intern_repeated(im, &d[IO_D_EVENTS], in->event, &im->last_event, &r->event)) != DATUM_OK ||
-        (rc = intern_repeated(im, &d[IO_D_SECTIONS], in->section, &im->last_section,
+    int known = in->lengths_known;
+    if ((rc = intern_repeated(im, &d[IO_D_EVENTS], in->event,
+                              known ? in->event_len : strlen(in->event), &im->last_event,
+                              &r->event)) != DATUM_OK ||
+        (rc = intern_repeated(im, &d[IO_D_SECTIONS], in->section,
+                              known ? in->section_len : strlen(in->section), &im->last_section,
                               &r->section)) != DATUM_OK ||
-        (rc = intern(ctx, &d[IO_D_PAIRS], in->ns_pair, &r->ns_pair)) != DATUM_OK ||
-        (rc = intern(ctx, &d[IO_D_PAIRS], in->ew_pair, &r->ew_pair)) != DATUM_OK)
-        return rc;
-    r->ns_team = r->ew_team = r->match = NO_TEAM;
-    if (in->match &&
-        ((rc = intern(ctx, &d[IO_D_TEAMS], in->ns_team, &r->ns_team)) != DATUM_OK ||
-         (rc = intern(ctx, &d[IO_D_TEAMS], in->ew_team, &r->ew_team)) != DATUM_OK ||
-         (rc = intern(ctx, &d[IO_D_MATCHES], in->match, &r->match)) != DATUM_OK))
+        (rc = dict_intern(ctx, &d[IO_D_PAIRS], in->ns_pair,
+                          known ? in->ns_pair_len : strlen(in->ns_pair), &r->ns_pair)) != DATUM_OK ||
+        (rc = dict_intern(ctx, &d[IO_D_PAIRS], in->ew_pair,
+                          known ? in->ew_pair_len : strlen(in->ew_pair), &r->ew_pair)) != DATUM_OK)
         return rc;
     r->board = in->board;
     r->table = in->table;
@@ -344,22 +408,18 @@ static int add_row(worker *im, const io_row_source *src, uint32_t file, const io
     r->file = file;
     r->line = in->line;
     r->method = src->has_published ? in->published_method : DATUM_PUBLISHED_NONE;
-    r->deal = NO_DEAL;
-    if (src->has_deals && in->deal &&
-        (rc = intern(ctx, &im->deals, in->deal, &r->deal)) != DATUM_OK)
-        return rc;
-    if (src->has_published || src->has_published_percent || im->figures) {
-        /* The first row with figures gives the run its column; the rows
-         * before it had none. */
-        size_t had = im->figures ? im->n : 0;
-        rc = datum_reserve(ctx, &im->figures, &im->figures_cap, im->n + 1, sizeof *im->figures);
-        if (rc != DATUM_OK) return rc;
-        for (size_t i = had; i < im->n; i++) im->figures[i] = kNoFigures;
-        published p = kNoFigures;
-        if (src->has_published) p.ns = in->published_ns, p.ew = in->published_ew;
+    if (im->extras) {
+        extra *x = &im->extras[im->n];
+        *x = kNoExtra;
+        if (in->match &&
+            ((rc = intern(ctx, &d[IO_D_TEAMS], in->ns_team, &x->ns_team)) != DATUM_OK ||
+             (rc = intern(ctx, &d[IO_D_TEAMS], in->ew_team, &x->ew_team)) != DATUM_OK ||
+             (rc = intern(ctx, &d[IO_D_MATCHES], in->match, &x->match)) != DATUM_OK))
+            return rc;
+        if (has_deal && (rc = intern(ctx, &im->deals, in->deal, &x->deal)) != DATUM_OK) return rc;
+        if (src->has_published) x->ns = in->published_ns, x->ew = in->published_ew;
         if (src->has_published_percent)
-            p.ns_percent = in->published_ns_percent, p.ew_percent = in->published_ew_percent;
-        im->figures[im->n] = p;
+            x->ns_percent = in->published_ns_percent, x->ew_percent = in->published_ew_percent;
     }
     note_ranges(im, r);
     im->n++;
@@ -541,23 +601,31 @@ static int sort_run(worker *im)
         qsort(im->order, n, sizeof *im->order, compare_order);
         return DATUM_OK;
     }
+#define RUN_KEY(r)                                                                              \
+    (((((uint64_t)er[(r)->event] << sb | sr[(r)->section]) << bb | (uint64_t)(r)->board) << tb) | \
+     (uint64_t)(r)->table)
+    /* A run in order already, without two equal keys (an export, most
+     * scoring programs' files), is seen in one pass: no keys kept, no sort. */
+    int in_order = 1;
+    for (uint64_t i = 1, last = n ? RUN_KEY(&im->rows[0]) : 0, next; i < n && in_order; i++) {
+        next = RUN_KEY(&im->rows[i]);
+        in_order = next > last;
+        last = next;
+    }
+    if (in_order) return DATUM_OK;
     if (datum_reserve(ctx, &im->keys, &im->keys_cap, 2 * n + 2, sizeof *im->keys) != DATUM_OK ||
         datum_reserve(ctx, &im->idx2, &im->idx2_cap, n + 1, sizeof *im->idx2) != DATUM_OK)
         return DATUM_E_NOMEM;
     uint64_t *key = im->keys;
     uint32_t *idx2 = im->idx2;
-    int in_order = 1;
+    in_order = 1;
     for (size_t i = 0; i < n; i++) {
-        const row *r = &im->rows[i];
-        key[i] = ((((uint64_t)er[r->event] << sb | sr[r->section]) << bb | (uint64_t)r->board)
-                  << tb) |
-                 (uint64_t)r->table;
-        in_order &= i == 0 || key[i] >= key[i - 1];
+        key[i] = RUN_KEY(&im->rows[i]);
+        in_order &= i == 0 || key[i] >= key[i - 1]; /* in order but for a clash */
     }
+#undef RUN_KEY
     if (n > 0) {
         uint64_t *k = key;
-        /* A run in order already (an export, most scoring programs' files)
-         * is not sorted again. */
         if (!in_order && radix_sort(key, im->order, key + n + 1, idx2, n, eb + sb + bb + tb)) {
             memcpy(im->order, idx2, n * sizeof *idx2);
             k = key + n + 1;
@@ -617,8 +685,8 @@ static int spill_run(worker *w)
 {
     enum { SPILL_BUFFER = 1 << 20 };
     importer *im = w->im;
-    int has_figures = w->figures != NULL;
-    size_t record = sizeof(row) + (has_figures ? sizeof(published) : 0);
+    int has_extras = w->extras != NULL;
+    size_t record = sizeof(row) + (has_extras ? sizeof(extra) : 0);
     uint64_t at = 0;
     int rc = sort_run(w);
 #pragma omp critical(import_scratch)
@@ -629,7 +697,7 @@ static int spill_run(worker *w)
         if (rc == DATUM_OK) {
             at = im->scratch_len;
             im->scratch_len += (uint64_t)w->n * record;
-            im->runs[im->n_runs++] = (run_info){at, w->n, has_figures, (size_t)(w - im->workers)};
+            im->runs[im->n_runs++] = (run_info){at, w->n, has_extras, (size_t)(w - im->workers)};
         }
     }
     unsigned char *buf = rc == DATUM_OK ? datum_malloc(im->ctx, SPILL_BUFFER, 1) : NULL;
@@ -642,16 +710,16 @@ static int spill_run(worker *w)
             fill = 0;
         }
         memcpy(buf + fill, &w->rows[w->order[i]], sizeof(row));
-        if (has_figures) memcpy(buf + fill + sizeof(row), &w->figures[w->order[i]], sizeof(published));
+        if (has_extras) memcpy(buf + fill + sizeof(row), &w->extras[w->order[i]], sizeof(extra));
         fill += record;
     }
     if (rc == DATUM_OK) rc = scratch_write(im, at, buf, fill);
     datum_free(buf);
     if (rc != DATUM_OK) return rc;
     w->n = 0;
-    datum_free(w->figures);
-    w->figures = NULL;
-    w->figures_cap = 0;
+    datum_free(w->extras);
+    w->extras = NULL;
+    w->extras_cap = 0;
     return DATUM_OK;
 }
 
@@ -673,25 +741,26 @@ typedef struct {
     /* both */
     uint64_t done, n;
     row current; /* its names ranked (ranked()) */
-    published figures;
+    extra current_extra;
 } cursor;
 
-/* Row r of worker w, its names given their final ranks (its deal, its
- * global id). */
-static row ranked(const worker *w, const row *r)
+/* Row r of worker w and its extra x (NULL: none) into *to and *to_x, their
+ * names given their final ranks (the deal, its global id). */
+static void ranked(const worker *w, const row *r, const extra *x, row *to, extra *to_x)
 {
-    row x = *r;
-    x.event = w->final[IO_D_EVENTS][r->event];
-    x.section = w->final[IO_D_SECTIONS][r->section];
-    x.ns_pair = w->final[IO_D_PAIRS][r->ns_pair];
-    x.ew_pair = w->final[IO_D_PAIRS][r->ew_pair];
-    if (r->match != NO_TEAM) {
-        x.ns_team = w->final[IO_D_TEAMS][r->ns_team];
-        x.ew_team = w->final[IO_D_TEAMS][r->ew_team];
-        x.match = w->final[IO_D_MATCHES][r->match];
+    *to = *r;
+    to->event = w->final[IO_D_EVENTS][r->event];
+    to->section = w->final[IO_D_SECTIONS][r->section];
+    to->ns_pair = w->final[IO_D_PAIRS][r->ns_pair];
+    to->ew_pair = w->final[IO_D_PAIRS][r->ew_pair];
+    *to_x = x ? *x : kNoExtra;
+    if (!x) return;
+    if (x->match != NO_TEAM) {
+        to_x->ns_team = w->final[IO_D_TEAMS][x->ns_team];
+        to_x->ew_team = w->final[IO_D_TEAMS][x->ew_team];
+        to_x->match = w->final[IO_D_MATCHES][x->match];
     }
-    if (r->deal != NO_DEAL) x.deal = w->final_deal[r->deal];
-    return x;
+    if (x->deal != NO_DEAL) to_x->deal = w->final_deal[x->deal];
 }
 
 /* Loads the cursor's current row (number `done`); 0 at the end, 1, or an
@@ -702,11 +771,11 @@ static int cursor_load(cursor *c)
     const worker *w = c->w;
     if (c->done == c->n) return 0;
     if (c->order) {
-        c->current = ranked(w, &w->rows[c->order[c->done]]);
-        c->figures = w->figures ? w->figures[c->order[c->done]] : kNoFigures;
+        uint32_t i = c->order[c->done];
+        ranked(w, &w->rows[i], w->extras ? &w->extras[i] : NULL, &c->current, &c->current_extra);
         return 1;
     }
-    size_t record = sizeof(row) + (c->run.has_figures ? sizeof(published) : 0);
+    size_t record = sizeof(row) + (c->run.has_extras ? sizeof(extra) : 0);
     if (c->pos == c->in_buf) {
         uint64_t left = c->run.n - c->next;
         size_t k = left < c->buf_records ? (size_t)left : c->buf_records;
@@ -727,10 +796,10 @@ static int cursor_load(cursor *c)
     }
     const unsigned char *p = c->buf + c->pos * record;
     row r;
+    extra x;
     memcpy(&r, p, sizeof(row));
-    c->current = ranked(w, &r);
-    if (c->run.has_figures) memcpy(&c->figures, p + sizeof(row), sizeof(published));
-    else c->figures = kNoFigures;
+    if (c->run.has_extras) memcpy(&x, p + sizeof(row), sizeof(extra));
+    ranked(w, &r, c->run.has_extras ? &x : NULL, &c->current, &c->current_extra);
     c->pos++;
     return 1;
 }
@@ -752,6 +821,7 @@ typedef struct {
     uint32_t id;
     const char *column; /* "ns_pair", "ew_pair", "ns_team", ... */
     const row *r;
+    const extra *x; /* the row's extra */
 } seat;
 
 static int compare_seats(const void *x, const void *y)
@@ -776,25 +846,26 @@ static int check_tables(const importer *im, const row *rows, size_t n)
     return DATUM_OK;
 }
 
-/* The 2n seats of the field rows[0..n): its pairs, or its teams, sorted by
- * identifier, then by place in the input. */
-static void sort_seats(const row *rows, size_t n, int teams, seat *seats)
+/* The 2n seats of the field rows[0..n) (extras xs): its pairs, or its
+ * teams, sorted by identifier, then by place in the input. */
+static void sort_seats(const row *rows, const extra *xs, size_t n, int teams, seat *seats)
 {
     for (size_t i = 0; i < n; i++) {
-        seats[2 * i] = teams ? (seat){rows[i].ns_team, "ns_team", &rows[i]}
-                             : (seat){rows[i].ns_pair, "ns_pair", &rows[i]};
-        seats[2 * i + 1] = teams ? (seat){rows[i].ew_team, "ew_team", &rows[i]}
-                                 : (seat){rows[i].ew_pair, "ew_pair", &rows[i]};
+        seats[2 * i] = teams ? (seat){xs[i].ns_team, "ns_team", &rows[i], &xs[i]}
+                             : (seat){rows[i].ns_pair, "ns_pair", &rows[i], &xs[i]};
+        seats[2 * i + 1] = teams ? (seat){xs[i].ew_team, "ew_team", &rows[i], &xs[i]}
+                                 : (seat){rows[i].ew_pair, "ew_pair", &rows[i], &xs[i]};
     }
     qsort(seats, 2 * n, sizeof *seats, compare_seats);
 }
 
 /* Rejects a pair that sits twice in the field rows[0..n), at whichever
  * seats; seats has room for 2n. */
-static int check_pairs(const importer *im, const row *rows, size_t n, seat *seats)
+static int check_pairs(const importer *im, const row *rows, const extra *xs, size_t n,
+                       seat *seats)
 {
     char name[512];
-    sort_seats(rows, n, 0, seats);
+    sort_seats(rows, xs, n, 0, seats);
     for (size_t i = 1; i < 2 * n; i++) {
         const row *later = seats[i].r, *earlier = seats[i - 1].r;
         if (seats[i].id == seats[i - 1].id)
@@ -808,16 +879,17 @@ static int check_pairs(const importer *im, const row *rows, size_t n, seat *seat
     return DATUM_OK;
 }
 
-/* Rejects, in the field rows[0..n), teams results beside others, a match
- * whose tables are not all between the same two teams, and a team in two
- * matches; seats has room for 2n. */
-static int check_teams(const importer *im, const row *rows, size_t n, seat *seats)
+/* Rejects, in the field rows[0..n) (extras xs), teams results beside
+ * others, a match whose tables are not all between the same two teams, and
+ * a team in two matches; seats has room for 2n. */
+static int check_teams(const importer *im, const row *rows, const extra *xs, size_t n,
+                       seat *seats)
 {
     const char *const *team = im->dict[IO_D_TEAMS].sorted;
     const char *const *match = im->dict[IO_D_MATCHES].sorted;
     const row *with = NULL, *without = NULL;
     char name[512];
-    for (size_t i = 0; i < n; i++) *(rows[i].match == NO_TEAM ? &without : &with) = &rows[i];
+    for (size_t i = 0; i < n; i++) *(xs[i].match == NO_TEAM ? &without : &with) = &rows[i];
     if (!with) return DATUM_OK;
     if (without)
         return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
@@ -827,36 +899,37 @@ static int check_teams(const importer *im, const row *rows, size_t n, seat *seat
                               field_name(im, with, name, sizeof name), im->paths[without->file],
                               (unsigned long long)without->line);
     /* By match: every table between the two teams of the match's first one. */
-    for (size_t i = 0; i < n; i++) seats[i] = (seat){rows[i].match, "match", &rows[i]};
+    for (size_t i = 0; i < n; i++) seats[i] = (seat){xs[i].match, "match", &rows[i], &xs[i]};
     qsort(seats, n, sizeof *seats, compare_seats);
     for (size_t i = 1, first = 0; i < n; i++) {
         const row *a = seats[first].r, *b = seats[i].r;
+        const extra *ax = seats[first].x, *bx = seats[i].x;
         if (seats[i].id != seats[first].id) {
             first = i;
             continue;
         }
-        int ns_ok = b->ns_team == a->ns_team || b->ns_team == a->ew_team;
-        int ew_ok = b->ew_team == a->ns_team || b->ew_team == a->ew_team;
+        int ns_ok = bx->ns_team == ax->ns_team || bx->ns_team == ax->ew_team;
+        int ew_ok = bx->ew_team == ax->ns_team || bx->ew_team == ax->ew_team;
         if (!ns_ok || !ew_ok)
             return datum_ctx_fail(
                 im->ctx, DATUM_E_INPUT,
                 "%s:%llu: column %s: team \"%s\" is not in match \"%s\" of %s (teams \"%s\" and "
                 "\"%s\" at %s:%llu)",
                 im->paths[b->file], (unsigned long long)b->line, ns_ok ? "ew_team" : "ns_team",
-                team[ns_ok ? b->ew_team : b->ns_team], match[b->match],
-                field_name(im, b, name, sizeof name), team[a->ns_team], team[a->ew_team],
+                team[ns_ok ? bx->ew_team : bx->ns_team], match[bx->match],
+                field_name(im, b, name, sizeof name), team[ax->ns_team], team[ax->ew_team],
                 im->paths[a->file], (unsigned long long)a->line);
     }
     /* By team: one match. */
-    sort_seats(rows, n, 1, seats);
+    sort_seats(rows, xs, n, 1, seats);
     for (size_t i = 1; i < 2 * n; i++) {
         const row *later = seats[i].r, *earlier = seats[i - 1].r;
-        if (seats[i].id == seats[i - 1].id && later->match != earlier->match)
+        if (seats[i].id == seats[i - 1].id && seats[i].x->match != seats[i - 1].x->match)
             return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
                                   "%s:%llu: column %s: team \"%s\" already plays match \"%s\" of "
                                   "%s at %s:%llu",
                                   im->paths[later->file], (unsigned long long)later->line,
-                                  seats[i].column, team[seats[i].id], match[earlier->match],
+                                  seats[i].column, team[seats[i].id], match[seats[i - 1].x->match],
                                   field_name(im, later, name, sizeof name),
                                   im->paths[earlier->file], (unsigned long long)earlier->line);
     }
@@ -915,9 +988,9 @@ typedef struct {
 typedef struct {
     importer *im;
     datum_archive_writer *w;
-    row *field; /* the current field's rows and figures */
-    published *field_figures;
-    size_t field_n, field_cap, figures_cap;
+    row *field; /* the current field's rows and their extras */
+    extra *field_extra;
+    size_t field_n, field_cap;
     seat *seats;
     size_t seats_cap;
     /* Two batches: while the writer takes one (a task on the other thread,
@@ -928,6 +1001,9 @@ typedef struct {
     int filling;       /* the batch being filled */
     int writing;       /* 1: a task is appending the other batch */
     int written_rc;    /* what that task returned */
+    int task_state;    /* that task's: TASK_QUEUED, TASK_RUNNING, TASK_DONE */
+    int helping;       /* 1: the writer shares its compression with the merge's thread */
+    io_compressor z;   /* the merge's thread's, for that */
     deal_slot *deals; /* open addressing, at most half full */
     size_t deals_slots, deals_used;
     uint32_t deals_event;
@@ -977,23 +1053,24 @@ static int deal_set_of(sink *s, uint32_t event, int32_t board, uint32_t deal, ui
     return DATUM_OK;
 }
 
-/* The deal of the field rows[0..n): that of its rows whose deal is known,
- * which must all agree (NO_DEAL when none is known). */
-static int field_deal(const importer *im, const row *rows, size_t n, uint32_t *deal)
+/* The deal of the field rows[0..n) (extras xs): that of its rows whose
+ * deal is known, which must all agree (NO_DEAL when none is known). */
+static int field_deal(const importer *im, const row *rows, const extra *xs, size_t n,
+                      uint32_t *deal)
 {
     const row *first = NULL;
     char name[512];
     *deal = NO_DEAL;
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
-        if (r->deal == NO_DEAL || r->deal == *deal) continue;
+        if (xs[i].deal == NO_DEAL || xs[i].deal == *deal) continue;
         if (first)
             return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
                                   "%s:%llu: %s was played with another deal at %s:%llu",
                                   im->paths[r->file], (unsigned long long)r->line,
                                   field_name(im, r, name, sizeof name), im->paths[first->file],
                                   (unsigned long long)first->line);
-        *deal = r->deal;
+        *deal = xs[i].deal;
         first = r;
     }
     return DATUM_OK;
@@ -1028,10 +1105,23 @@ static void batch_chunk(const importer *im, batch *b, size_t n_fields, size_t n_
                        .field_deal_set = im->has_deals ? b->deal_set : NULL};
 }
 
-/* Waits for the task appending the last batch: what it returned. */
+enum { TASK_QUEUED, TASK_RUNNING, TASK_DONE };
+
+/* Waits for the task appending the last batch: what it returned. While it
+ * runs on the other thread, this one packs the chunks that the writer
+ * shares (the writer is the slower of the two: compressing is most of its
+ * work). */
 static int wait_writer(sink *s)
 {
     if (!s->writing) return DATUM_OK;
+    for (int state = TASK_RUNNING, idle = 0; s->helping && state == TASK_RUNNING;) {
+#pragma omp atomic read
+        state = s->task_state;
+        if (state != TASK_RUNNING) break;
+        if (io_archive_writer_help(s->w, &s->z)) idle = 0;
+        else if (++idle < 64) sched_yield();
+        else nanosleep(&(struct timespec){0, 20000}, NULL); /* no job for a while: not a spin */
+    }
 #pragma omp taskwait
     s->writing = 0;
     return s->written_rc;
@@ -1051,8 +1141,15 @@ static int flush_batch(sink *s)
     s->batch_fields = s->batch_rows = 0;
     s->filling ^= 1;
     s->writing = 1;
+    s->task_state = TASK_QUEUED;
 #pragma omp task default(none) firstprivate(s, c)
-    s->written_rc = datum_archive_writer_append(s->w, c);
+    {
+#pragma omp atomic write
+        s->task_state = TASK_RUNNING;
+        s->written_rc = datum_archive_writer_append(s->w, c);
+#pragma omp atomic write
+        s->task_state = TASK_DONE;
+    }
     return DATUM_OK;
 }
 
@@ -1074,14 +1171,15 @@ static int finish_field(sink *s)
 {
     importer *im = s->im;
     const row *rows = s->field;
+    const extra *xs = s->field_extra;
     size_t n = s->field_n;
     uint32_t deal, set = 0;
     if (n == 0) return DATUM_OK;
     int rc = check_tables(im, rows, n);
     if (rc == DATUM_OK) rc = datum_reserve(im->ctx, &s->seats, &s->seats_cap, 2 * n, sizeof *s->seats);
-    if (rc == DATUM_OK && pairs_repeat(s, rows, n)) rc = check_pairs(im, rows, n, s->seats);
-    if (rc == DATUM_OK) rc = check_teams(im, rows, n, s->seats);
-    if (rc == DATUM_OK && im->has_deals && (rc = field_deal(im, rows, n, &deal)) == DATUM_OK)
+    if (rc == DATUM_OK && pairs_repeat(s, rows, n)) rc = check_pairs(im, rows, xs, n, s->seats);
+    if (rc == DATUM_OK) rc = check_teams(im, rows, xs, n, s->seats);
+    if (rc == DATUM_OK && im->has_deals && (rc = field_deal(im, rows, xs, n, &deal)) == DATUM_OK)
         rc = deal_set_of(s, rows[0].event, rows[0].board, deal, rows[0].section, &set);
     if (rc == DATUM_OK && s->batch_rows + n > s->cap[s->filling]) rc = flush_batch(s);
     if (rc == DATUM_OK && n > s->cap[s->filling]) { /* a field larger than a batch: a batch of its own */
@@ -1107,13 +1205,13 @@ static int finish_field(sink *s)
     }
     /* The columns the archive has (batch_chunk hands on no others). */
     for (size_t i = 0; im->has_teams && i < n; i++) {
-        const row *r = &rows[i];
-        b->ns_team[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->ns_team;
-        b->ew_team[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->ew_team;
-        b->match[at + i] = r->match == NO_TEAM ? -1 : (int32_t)r->match;
+        const extra *x = &xs[i];
+        b->ns_team[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->ns_team;
+        b->ew_team[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->ew_team;
+        b->match[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->match;
     }
     for (size_t i = 0; (im->has_published || im->has_published_percent) && i < n; i++) {
-        const published *p = &s->field_figures[i];
+        const extra *p = &xs[i];
         b->published_method[at + i] = rows[i].method;
         b->published_ns[at + i] = p->ns;
         b->published_ew[at + i] = p->ew;
@@ -1129,7 +1227,7 @@ static int finish_field(sink *s)
 }
 
 /* One merged row, its names already ranked. */
-static int sink_row(sink *s, const row *r, const published *p)
+static int sink_row(sink *s, const row *r, const extra *x)
 {
     datum_ctx *ctx = s->im->ctx;
     int rc = DATUM_OK;
@@ -1138,10 +1236,10 @@ static int sink_row(sink *s, const row *r, const published *p)
     size_t need = s->field_n + 1, cap = s->field_cap;
     if (s->field_n == s->field_cap &&
         ((rc = datum_reserve(ctx, &s->field, &s->field_cap, need, sizeof *s->field)) != DATUM_OK ||
-         (rc = datum_reserve(ctx, &s->field_figures, &cap, need, sizeof *s->field_figures)) != DATUM_OK))
+         (rc = datum_reserve(ctx, &s->field_extra, &cap, need, sizeof *s->field_extra)) != DATUM_OK))
         return rc;
     s->field[s->field_n] = *r;
-    s->field_figures[s->field_n] = *p;
+    s->field_extra[s->field_n] = *x;
     s->field_n++;
     return DATUM_OK;
 }
@@ -1149,10 +1247,11 @@ static int sink_row(sink *s, const row *r, const published *p)
 static void sink_free(sink *s)
 {
     datum_free(s->field);
-    datum_free(s->field_figures);
+    datum_free(s->field_extra);
     datum_free(s->seats);
     datum_free(s->deals);
     datum_free(s->pair_seen);
+    io_compressor_free(&s->z);
     batch_free(&s->b[0]);
     batch_free(&s->b[1]);
 }
@@ -1216,7 +1315,7 @@ static int merge(importer *im, cursor *cur, size_t k, sink *s)
     for (size_t i = n; rc == DATUM_OK && i-- > 0;) sift_down(im, heap, n, i);
     while (rc == DATUM_OK && n > 0) {
         cursor *c = heap[0];
-        if ((rc = sink_row(s, &c->current, &c->figures)) != DATUM_OK) break;
+        if ((rc = sink_row(s, &c->current, &c->current_extra)) != DATUM_OK) break;
         c->done++;
         int got = cursor_load(c);
         if (got < 0) rc = got;
@@ -1245,7 +1344,7 @@ static int open_cursors(importer *im, cursor **out, size_t *k)
         c[i] = (cursor){.im = im, .w = w, .order = w->order, .n = w->n};
     }
     for (size_t i = 0; i < n && im->n_runs > 0; i++) {
-        size_t record = sizeof(row) + (im->runs[i].has_figures ? sizeof(published) : 0);
+        size_t record = sizeof(row) + (im->runs[i].has_extras ? sizeof(extra) : 0);
         size_t records = im->memory / 2 / n / record;
         if (records < 1) records = 1;
         if (records > im->runs[i].n) records = (size_t)im->runs[i].n;
@@ -1308,9 +1407,15 @@ static int write_archive(importer *im, const datum_write_options *opt)
     /* The merge on one thread, the writer's tasks on another. */
     int threads = datum_ctx_threads(im->ctx) > 1 ? 2 : 1;
     if (rc == DATUM_OK) {
+        s.helping = threads > 1;
+        if (s.helping) io_archive_writer_share(s.w, 1);
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-        rc = merge(im, cur, k, &s);
+        {
+            if (omp_get_num_threads() < 2) s.helping = 0; /* no other thread to run the writer */
+            rc = merge(im, cur, k, &s);
+        }
+        io_archive_writer_share(s.w, 0); /* the commit's last chunks on every thread */
     }
     if (rc == DATUM_OK) rc = datum_archive_writer_commit(&s.w);
     datum_archive_writer_abort(&s.w);
@@ -1355,14 +1460,9 @@ static int count_bytes(datum_ctx *ctx, const char *path, uint64_t begin, uint64_
             rc = io_fail_errno(ctx, DATUM_E_IO, ferror(f) ? errno : EIO, "cannot read %s", path);
             break;
         }
-        /* memchr from line feed to line feed: the C library's vector search,
-         * several times faster than a loop over the bytes. */
-        const unsigned char *p = buf, *stop = buf + got;
-        while ((p = memchr(p, '\n', (size_t)(stop - p))) != NULL) {
-            ++*lines;
-            p++;
-        }
-        *quotes += memchr(buf, '"', got) != NULL; /* whether there is one is enough */
+        int quote = 0;
+        *lines += io_count_line_feeds(buf, got, &quote);
+        *quotes += (uint64_t)quote; /* whether there is one is enough */
         at += got;
     }
     if (f) fclose(f);
@@ -1474,7 +1574,7 @@ static int read_parts(importer *im, const input_part *parts, size_t n, void *pbn
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&again.dict[k]);
     dict_free(&again.deals);
     datum_free(again.rows);
-    datum_free(again.figures);
+    datum_free(again.extras);
     return rc != DATUM_OK ? rc : datum_ctx_fail(ctx, code, "%s", message);
 }
 
@@ -1514,7 +1614,7 @@ static void worker_free(worker *w)
     dict_free(&w->deals);
     datum_free(w->final_deal);
     datum_free(w->rows);
-    datum_free(w->figures);
+    datum_free(w->extras);
     datum_free(w->order);
     datum_free(w->keys);
     datum_free(w->idx2);
@@ -1576,8 +1676,13 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
         rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK) im.n_workers = (size_t)threads;
     for (size_t i = 0; i < im.n_workers; i++) {
-        size_t cap = im.memory / im.n_workers / ROW_BYTES;
+        /* The runs take seven eighths of the budget: the rest is for the
+         * dictionaries, the readers' buffers and the writer. */
+        size_t share = im.memory / 8 * 7 / im.n_workers, cap = share / ROW_BYTES,
+               cap_extra = share / ROW_BYTES_EXTRA;
         im.workers[i] = (worker){.im = &im, .run_cap = cap > UINT32_MAX ? UINT32_MAX : cap ? cap : 1,
+                                 .run_cap_extra = cap_extra > UINT32_MAX ? UINT32_MAX
+                                                  : cap_extra ? cap_extra : 1,
                                  .last_event = UINT32_MAX, .last_section = UINT32_MAX};
     }
     uint64_t split = io->split_bytes ? io->split_bytes : SPLIT_MIN_BYTES;
@@ -1601,14 +1706,17 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
         else if (w->n > 0) failed |= spill_run(w) != DATUM_OK;
     }
     if (rc == DATUM_OK && failed) rc = datum_ctx_code(ctx);
-    for (size_t i = 0; spilled && i < im.n_workers; i++) { /* the merge's buffers take their room */
+    for (size_t i = 0; i < im.n_workers; i++) { /* the merge's buffers and the writer take their room */
         worker *w = &im.workers[i];
-        datum_free(w->rows);
-        datum_free(w->order);
         datum_free(w->keys);
         datum_free(w->idx2);
-        w->rows = NULL, w->order = NULL, w->keys = NULL, w->idx2 = NULL;
-        w->rows_cap = w->order_cap = w->keys_cap = w->idx2_cap = 0;
+        w->keys = NULL, w->idx2 = NULL;
+        w->keys_cap = w->idx2_cap = 0;
+        if (!spilled) continue; /* the merge reads the rows in memory, in `order` */
+        datum_free(w->rows);
+        datum_free(w->order);
+        w->rows = NULL, w->order = NULL;
+        w->rows_cap = w->order_cap = 0;
     }
     phase_mark(&ph, PHASE_SORTED);
     if (rc == DATUM_OK) rc = write_archive(&im, &o);

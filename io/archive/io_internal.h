@@ -446,6 +446,43 @@ typedef struct {
  * refused a chunk; nothing recorded: the caller names the file). */
 int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
                      uint64_t first_chunk, size_t n_chunks, const void *data, int threads);
+/* One chunk at a time, for writers that share the compression between
+ * threads themselves: io_chunked_pack compresses (any thread, its own
+ * compressor and room), io_chunked_put writes (one thread, in order), with
+ * the bytes io_chunked_write would write.
+ * A thread's deflate compressor, allocated by its first io_chunked_pack (at
+ * the codec's level, again when that changes). Zero-initialise; free with
+ * io_compressor_free. */
+typedef struct {
+    struct libdeflate_compressor *z;
+    int level;
+} io_compressor;
+void io_compressor_free(io_compressor *z);
+/* The bytes of room io_chunked_pack needs for one chunk of c (a multiple of
+ * 8: rooms laid end to end stay aligned). */
+size_t io_chunked_pack_room(const io_chunked *c);
+/* Compresses one chunk, raw (chunk elements in the file type's layout), in
+ * room[0..io_chunked_pack_room(c)) (8-byte aligned): *packed, *size are the
+ * chunk's bytes there. Thread-safe for distinct z and room. DATUM_OK,
+ * DATUM_E_NOMEM (the compressor; recorded in ctx, thread-safe) or DATUM_E_IO
+ * (the compression failed; nothing recorded). */
+int io_chunked_pack(datum_ctx *ctx, const io_chunked *c, io_compressor *z, const void *raw,
+                    unsigned char *room, const unsigned char **packed, size_t *size);
+/* Writes a packed chunk as chunk number `chunk` of c's dataset (whose
+ * extent covers it): 0, or < 0 if HDF5 refused it. */
+int io_chunked_put(const io_chunked *c, uint64_t chunk, const unsigned char *packed, size_t size);
+/* archive_writer.c: shared compression, for a writer appending on one
+ * thread while another waits for it (the import's merge). on 1: from now
+ * on, the chunks of each column's flush are packed by the appending thread
+ * and by any thread calling io_archive_writer_help meanwhile, then written
+ * in order (the same file as without); on 0: back to io_chunked_write's
+ * threads (before the commit, when no helper is left). DATUM_OK. */
+int io_archive_writer_share(datum_archive_writer *w, int on);
+/* Packs the chunks of the writer's current flush that no thread has taken
+ * yet, with z (the calling thread's compressor; io_compressor_free it at
+ * the end); 1 if it packed any, 0 if there was none (or sharing is off).
+ * A failure is the appending thread's to report. Thread-safe. */
+int io_archive_writer_help(datum_archive_writer *w, io_compressor *z);
 /* Reads and decodes whole chunks into data (file type layout; with planes
  * and a shuffled dataset, each chunk's bytes as shuffled: byte b of element
  * i at b * chunk + i); every chunk must exist. DATUM_OK, DATUM_E_NOMEM

@@ -164,6 +164,46 @@ static byte_masks masks16(const unsigned char *q)
 }
 #endif
 
+#if defined(__SSE2__)
+uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote)
+{
+    const __m128i lf = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"');
+    __m128i quotes = _mm_setzero_si128();
+    uint64_t count = 0;
+    size_t i = 0;
+    while (n - i >= 16) {
+        /* Each lane counts its line feeds in a byte (a match is -1,
+         * subtracted), summed before it can wrap: 255 blocks at most. */
+        size_t blocks = (n - i) / 16 < 255 ? (n - i) / 16 : 255;
+        __m128i counts = _mm_setzero_si128();
+        for (size_t b = 0; b < blocks; b++, i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, lf));
+            quotes = _mm_or_si128(quotes, _mm_cmpeq_epi8(v, quote));
+        }
+        uint64_t sums[2];
+        _mm_storeu_si128((__m128i *)(void *)sums, _mm_sad_epu8(counts, _mm_setzero_si128()));
+        count += sums[0] + sums[1];
+    }
+    if (_mm_movemask_epi8(quotes)) *has_quote = 1;
+    for (; i < n; i++) {
+        count += p[i] == '\n';
+        if (p[i] == '"') *has_quote = 1;
+    }
+    return count;
+}
+#else
+uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote)
+{
+    uint64_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        count += p[i] == '\n';
+        if (p[i] == '"') *has_quote = 1;
+    }
+    return count;
+}
+#endif
+
 /* The number of the lowest set bit of m (not 0). */
 static unsigned lowest_bit(unsigned m)
 {
@@ -563,7 +603,7 @@ static int parse_row_date(io_results_reader *r, int32_t *out)
 {
     const csv_file *c = r->csv;
     size_t i = r->col[K_DATE], n = field_len(c, i);
-    if (n > 0 && n == r->last_date_len && memcmp(field(c, i), r->last_date, n) == 0) {
+    if (n > 0 && n == r->last_date_len && io_same_bytes(field(c, i), r->last_date, n)) {
         *out = r->last_days;
         return DATUM_OK;
     }
@@ -659,8 +699,13 @@ static int read_row(io_results_reader *r, io_result_row *row)
         (rc = parse_text(c, col[K_EW_PAIR], 1, &row->ew_pair)) != DATUM_OK)
         return rc;
     if (!*row->ns_pair || !*row->ew_pair) return sitout_row(r, row);
+    row->event_len = field_len(c, col[K_EVENT]);
+    row->section_len = field_len(c, col[K_SECTION]);
+    row->ns_pair_len = field_len(c, col[K_NS_PAIR]);
+    row->ew_pair_len = field_len(c, col[K_EW_PAIR]);
+    row->lengths_known = 1;
     size_t ns_len = field_len(c, col[K_NS_PAIR]);
-    if (ns_len == field_len(c, col[K_EW_PAIR]) && memcmp(row->ns_pair, row->ew_pair, ns_len) == 0) {
+    if (ns_len == field_len(c, col[K_EW_PAIR]) && io_same_bytes(row->ns_pair, row->ew_pair, ns_len)) {
         char q[64];
         return csv_fail(c, col[K_EW_PAIR], "%s is also the NS pair",
                         quoted_value(row->ew_pair, q, sizeof q));

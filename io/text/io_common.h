@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "datum_alloc.h" /* the one allocator: datum_malloc, datum_calloc, ... */
 #include "datum_io.h"
@@ -40,6 +41,29 @@ void io_temp_discard(char **tmp);
 /* 1 if s[0..n) is valid UTF-8 (no overlong forms, no surrogates). */
 int io_utf8_valid(const char *s, size_t n);
 
+/* 1 if a[0..len) and b[0..len) are the same bytes. For the short strings
+ * of every row (names, dates): a word at a time (the last word overlapping
+ * the one before), not a call of memcmp. */
+static inline int io_same_bytes(const char *a, const char *b, size_t len)
+{
+    if (len >= 8) {
+        uint64_t x, y;
+        for (size_t i = 0; i + 8 < len; i += 8) {
+            memcpy(&x, a + i, 8), memcpy(&y, b + i, 8);
+            if (x != y) return 0;
+        }
+        memcpy(&x, a + len - 8, 8), memcpy(&y, b + len - 8, 8);
+        return x == y;
+    }
+    if (len >= 4) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4), memcpy(&a1, a + len - 4, 4);
+        memcpy(&b0, b, 4), memcpy(&b1, b + len - 4, 4);
+        return a0 == b0 && a1 == b1;
+    }
+    return len == 0 || (a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1]);
+}
+
 /* ------------------------------------------------------------------------ */
 /* csv_read.c: bridge results (formats.md "In: bridge results")             */
 
@@ -65,7 +89,16 @@ typedef struct {
      * with equal keys played the same deal; NULL: not known. Read only from
      * a source with has_deals. */
     const char *deal;
+    /* The lengths of event, section, ns_pair and ew_pair when lengths_known
+     * (the CSV reader knows them: no strlen); else 0. */
+    size_t event_len, section_len, ns_pair_len, ew_pair_len;
+    int lengths_known;
 } io_result_row;
+
+/* The line feeds among p[0..n); sets *has_quote to 1 if a double quote is
+ * among them too (else leaves it). Sixteen bytes at a time (SSE2): the
+ * plan of a large CSV file counts the lines before each of its parts. */
+uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote);
 
 /* Opens a results CSV and reads its header. */
 int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out);

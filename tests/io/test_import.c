@@ -425,6 +425,36 @@ static void test_errors_in_parts_and_runs(void **state)
     assert_int_equal(tu_count_files(), 1); /* no archive, no scratch file */
 }
 
+/* A file in order but for two equal rows next to each other (event,
+ * section, board and table): the later one is refused, naming the earlier,
+ * whether the run is found in order or sorted. */
+static void test_clash_in_ordered_run(void **state)
+{
+    (void)state;
+    const char *paths[] = {"tie.csv"};
+    for (int sorted = 0; sorted < 2; sorted++) {
+        FILE *f = fopen("tie.csv", "w");
+        assert_non_null(f);
+        fputs("event,date,section,board,table,ns_pair,ew_pair,ns_score\n", f);
+        if (sorted) fputs("E,2024-03-02,A,9,1,N9,W9,10\n", f); /* out of order: a sort */
+        for (int i = 0; i < 100; i++) /* line 53 (54) repeats board 2 table 11 */
+            fprintf(f, "E,2024-03-02,A,%d,%d,N%d,W%d,10\n", 1 + (i - (i > 50)) / 40,
+                    1 + (i - (i > 50)) % 40, i, i);
+        assert_int_equal(fclose(f), 0);
+        datum_ctx *ctx = NULL;
+        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+        assert_int_equal(datum_import(ctx, paths, 1, "x.h5", NULL, NULL), DATUM_E_INPUT);
+        char expected[160];
+        snprintf(expected, sizeof expected,
+                 "tie.csv:%d: column table: event \"E\" section \"A\" board 2 table 11 already "
+                 "appears at tie.csv:%d",
+                 53 + sorted, 52 + sorted);
+        assert_string_equal(datum_ctx_message(ctx), expected);
+        datum_ctx_free(&ctx);
+    }
+    assert_int_equal(tu_count_files(), 1); /* no archive, no scratch file */
+}
+
 /* The stored type of a dataset equals `expected`. */
 static void assert_type(hid_t file, const char *path, hid_t expected)
 {
@@ -556,6 +586,7 @@ int main(void)
         tu_temp_dir_test(test_round_trip),      tu_temp_dir_test(test_info_and_dictionaries),
         tu_temp_dir_test(test_column_subsets),  tu_temp_dir_test(test_row_order_independence),
         tu_temp_dir_test(test_runs_and_threads), tu_temp_dir_test(test_errors_in_parts_and_runs),
+        tu_temp_dir_test(test_clash_in_ordered_run),
         tu_temp_dir_test(test_narrowest_types), tu_temp_dir_test(test_layout_and_attributes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
