@@ -311,6 +311,33 @@ static int bin_of(uint32_t d)
     return kBin[d < 21 ? d : 21];
 }
 
+/* Groups up to this many pairs get Spearman's rho in integers: |difference|
+ * <= k, so every sum of products is at most k^3 <= 2^51. */
+enum { INTEGER_SPEARMAN_MAX = 1 << 17 };
+
+/* Spearman's rho of two rankings of the same k pairs, listed in at[], from
+ * their twice-mid-ranks ra and rb: the Pearson correlation of the ranks,
+ * compare_pearson's figure bit for bit (for k <= INTEGER_SPEARMAN_MAX: its
+ * mean is then exactly k + 1 and every difference, product and partial sum
+ * an integer below 2^53, so its sums in doubles are these sums in integers),
+ * without converting the ranks or a second pass. */
+static double spearman_of_ranks(uint32_t k, const uint32_t *at, const int32_t *ra, const int32_t *rb,
+                                double *xa, double *xb)
+{
+    if (k > INTEGER_SPEARMAN_MAX) {
+        for (uint32_t t = 0; t < k; t++) xa[t] = ra[at[t]], xb[t] = rb[at[t]];
+        return compare_pearson(k, xa, xb);
+    }
+    int64_t mean = (int64_t)k + 1, sxy = 0, sxx = 0, syy = 0;
+    for (uint32_t t = 0; t < k; t++) {
+        int64_t dx = ra[at[t]] - mean, dy = rb[at[t]] - mean;
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    return k >= 2 && sxx > 0 && syy > 0 ? (double)sxy / sqrt((double)sxx * (double)syy) : NAN;
+}
+
 /* Spearman and Kendall tau-b of two rankings over the k pairs listed in
  * at[]: from the twice-mid-ranks when both rank exactly these pairs (the
  * usual case: no sort, integers), else from the values. */
@@ -320,12 +347,14 @@ static void correlate(uint32_t k, const uint32_t *at, int same, const int32_t *r
 {
     double *xa = s->x, *xb = s->y;
     if (same) {
+        *spearman = spearman_of_ranks(k, at, ra, rb, xa, xb);
+        if (known_kendall) {
+            *kendall = *known_kendall;
+            return;
+        }
         int32_t *ia = (int32_t *)s->order, *ib = (int32_t *)s->tmp;
         for (uint32_t t = 0; t < k; t++) ia[t] = ra[at[t]], ib[t] = rb[at[t]], xa[t] = ia[t], xb[t] = ib[t];
-        *spearman = compare_pearson(k, xa, xb);
-        *kendall = known_kendall  ? *known_kendall
-                   : k <= 64 ? compare_tau_b_ranks(k, ia, ib)
-                             : datum_kendall_tau_b(k, xa, xb, s->work);
+        *kendall = k <= 64 ? compare_tau_b_ranks(k, ia, ib) : datum_kendall_tau_b(k, xa, xb, s->work);
         return;
     }
     for (uint32_t t = 0; t < k; t++) xa[t] = va[at[t]], xb[t] = vb[at[t]];
