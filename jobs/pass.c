@@ -42,6 +42,7 @@ typedef struct {
     int64_t *boards, *ns_boards; /* ns_boards: matchpoints (a Mitchell's two rankings) */
     uint32_t *order; /* the ranking, computed on demand */
     uint32_t n_ranked;
+    int scored; /* this chunk's kernel has run (kernels_together) */
     /* Outputs. */
     datum_output *h5;
     columns col;
@@ -91,6 +92,9 @@ struct datum_pass {
     size_t across_cap;
     char *label;
     size_t label_cap;
+    /* The Butler and cross-IMP kernels run together on a chunk. */
+    datum_field_kernel *together;
+    size_t together_cap;
 };
 
 int datum_pass_create(datum_ctx *ctx, const char *archive_path, datum_pass **out)
@@ -582,6 +586,12 @@ static void event_targets(const datum_chunk *k, uint32_t *target)
     }
 }
 
+/* Cross-IMP's terms as the outputs keep them (barking's are wide already). */
+static void widen_terms(uint64_t rows, const int32_t *terms, int64_t *terms_wide)
+{
+    for (uint64_t r = 0; r < rows; r++) terms_wide[r] = terms[r];
+}
+
 /* Method x's kernel (not teams) on fields `in`: per field x->datum (Butler's
  * datum, matchpoints' top), per row a and b (Butler ns_imps and ew_imps;
  * cross and barking ns_raw and ns_avg, with terms_wide; matchpoints ns_mp and
@@ -595,7 +605,7 @@ static int kernel(datum_ctx *ctx, const method *x, const datum_fields *in, const
     case KIND_BUTLER: return datum_score_fields(ctx, &x->m, in, datum, a, b);
     case KIND_CROSS:
         rc = datum_cross_fields(ctx, &x->m, in, a, b, terms);
-        for (uint64_t r = 0; rc >= 0 && r < in->offset[in->n_fields]; r++) terms_wide[r] = terms[r];
+        if (rc >= 0) widen_terms(in->offset[in->n_fields], terms, terms_wide);
         return rc;
     case KIND_BARKING: return datum_barking_fields(ctx, &x->m.scale, in, a, b, terms_wide);
     case KIND_MATCHPOINTS: return datum_matchpoint_fields(ctx, &x->mp, in, target, datum, a, b);
@@ -630,6 +640,35 @@ static void add_totals(method *x, uint64_t n_fields, const uint64_t *offset, uin
     }
 }
 
+static int together_kind(const method *x) { return x->kind == KIND_BUTLER || x->kind == KIND_CROSS; }
+
+/* Without across sections, the kernels of every Butler and cross-IMP method
+ * on chunk c at once (datum_fields_many: each field's scores read and
+ * gathered once for all of them, not once per method), and their x->scored
+ * set; with fewer than two such methods, none. */
+static int kernels_together(datum_pass *p, const datum_chunk *c)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < p->n; i++) p->m[i].scored = 0, count += (size_t)together_kind(&p->m[i]);
+    if (p->across || count < 2) return DATUM_OK;
+    int rc = datum_reserve(p->ctx, &p->together, &p->together_cap, count, sizeof *p->together);
+    for (size_t i = 0, t = 0; rc >= 0 && i < p->n; i++) {
+        method *x = &p->m[i];
+        if (!together_kind(x) || (rc = grow(p->ctx, x, c->n_fields, c->n_rows)) < 0) continue;
+        p->together[t++] = (datum_field_kernel){&x->m, x->kind == KIND_CROSS, x->datum, x->a, x->b,
+                                                x->terms};
+    }
+    datum_fields in = {c->n_fields, c->offset, c->ns_score, c->adjusted};
+    if (rc >= 0) rc = datum_fields_many(p->ctx, &in, count, p->together);
+    for (size_t i = 0; rc >= 0 && i < p->n; i++) {
+        method *x = &p->m[i];
+        if (!together_kind(x)) continue;
+        if (x->kind == KIND_CROSS) widen_terms(c->n_rows, x->terms, x->terms_wide);
+        x->scored = 1;
+    }
+    return rc;
+}
+
 /* Method x on chunk c: its kernel (on the merged fields across sections),
  * its totals (unless deferred), its outputs. */
 static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
@@ -642,8 +681,9 @@ static int run_chunk(datum_pass *p, method *x, const datum_chunk *c)
     int to_event = x->kind == KIND_MATCHPOINTS && x->mp.neuberg && !x->mp.neuberg_to_field;
     if (to_event) event_targets(k, x->target);
     if (x->kind != KIND_TEAMS) {
-        rc = kernel(ctx, x, &in, to_event ? x->target : NULL, x->datum, x->a, x->b, x->terms,
-                    x->terms_wide);
+        if (!x->scored)
+            rc = kernel(ctx, x, &in, to_event ? x->target : NULL, x->datum, x->a, x->b, x->terms,
+                        x->terms_wide);
         if (rc < 0) return rc;
         unmerge(p, x);
     } else {
@@ -824,6 +864,7 @@ static int read_chunks(datum_pass *p)
         datum_chunk c;
         if ((rc = datum_chunk_reader_next(reader, &c)) < 0 || c.n_fields == 0) break;
         if (p->across && (rc = merge_chunk(p, &c)) < 0) break;
+        if ((rc = kernels_together(p, &c)) < 0) break;
         for (size_t i = 0; i < p->n && rc >= 0; i++) rc = run_chunk(p, &p->m[i], &c);
         if (rc >= 0 && p->defer) rc = ledger_add(p, &c);
         if (rc >= 0 && p->on_chunk) rc = p->on_chunk(p->user, p, &c);
@@ -972,6 +1013,7 @@ void datum_pass_free(datum_pass **p)
     datum_across_free(&q->merger);
     datum_free(q->across_field);
     datum_free(q->label);
+    datum_free(q->together);
     ledger_free(q);
     datum_free(q->path);
     datum_free(q);
