@@ -55,6 +55,7 @@ typedef struct {
     int32_t *slot; /* per archive pair: its slot in the event, -1 */
     size_t cap;
     uint32_t *pairs, *idx, *tmp, *order, *affected;
+    uint32_t *identity; /* identity[j] = j */
     double *sum, *top, *value, *newvalue, *x, *y, *truth;
     int32_t *mid2; /* m + 1 rankings (the truth last) x cap: twice the mid-rank, 0: not ranked */
     uint32_t *rslot; /* per row of the event: its NS pair's first cell of sum, top and
@@ -363,6 +364,23 @@ static void correlate(uint32_t k, const uint32_t *at, int same, const int32_t *r
     *kendall = datum_kendall_tau_b(k, xa, xb, s->work);
 }
 
+/* The pairs j < n ranked by both of two rankings (ordinals oa and ob,
+ * ranking ka and kb of them): how many, and *at their list, s->identity
+ * when both rank all n (the usual case: no list built), else s->affected. */
+static uint32_t common_pairs(size_t n, const uint32_t *oa, const uint32_t *ob, uint32_t ka,
+                             uint32_t kb, scratch *s, const uint32_t **at)
+{
+    if (ka == n && kb == n) {
+        *at = s->identity;
+        return (uint32_t)n;
+    }
+    uint32_t k = 0;
+    for (size_t j = 0; j < n; j++)
+        if (oa[j] && ob[j]) s->affected[k++] = (uint32_t)j;
+    *at = s->affected;
+    return k;
+}
+
 /* The statistics of methods a and b over pairs j < n ranked by both. */
 static void compare_two(const datum_compare *c, size_t n, const double *va, const double *vb,
                         const uint32_t *oa, const uint32_t *ob, const int32_t *ma,
@@ -372,27 +390,29 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
     memset(out, 0, sizeof *out);
     out->spearman = out->kendall = out->topk = NAN;
     out->winner = out->podium = -1;
-    uint32_t k = 0;
-    for (size_t j = 0; j < n; j++)
-        if (oa[j] && ob[j]) s->affected[k++] = (uint32_t)j;
+    const uint32_t *at;
+    uint32_t k = common_pairs(n, oa, ob, ka, kb, s, &at);
     out->common = k;
     if (k < 2) return;
     int same = k == ka && k == kb;
-    correlate(k, s->affected, same, ma, mb, va, vb, s, same ? known_kendall : NULL, &out->spearman,
+    correlate(k, at, same, ma, mb, va, vb, s, same ? known_kendall : NULL, &out->spearman,
               &out->kendall);
     /* Ordinal ranks among the common pairs: each method's own when they
-     * rank the same pairs, else their order among the common ones. */
-    uint32_t *ca = (uint32_t *)s->y, *cb = ca + s->cap; /* y: cap doubles, free now */
-    for (int side = 0; side < 2; side++) {
+     * rank the same pairs (no copy when they rank all), else their order
+     * among the common ones. */
+    uint32_t *common_rank = (uint32_t *)s->y; /* y: cap doubles, free now */
+    const uint32_t *ca = oa, *cb = ob;
+    for (int side = 0; side < 2 && at != s->identity; side++) {
         const uint32_t *o = side ? ob : oa;
-        uint32_t *cr = side ? cb : ca;
+        uint32_t *cr = common_rank + (side ? s->cap : 0);
         if (same) {
-            for (uint32_t t = 0; t < k; t++) cr[t] = o[s->affected[t]];
-            continue;
+            for (uint32_t t = 0; t < k; t++) cr[t] = o[at[t]];
+        } else {
+            for (uint32_t t = 0; t < k; t++) s->x[t] = (double)o[at[t]], s->idx[t] = t;
+            compare_sort_by(k, s->x, s->idx, s->tmp);
+            for (uint32_t p = 0; p < k; p++) cr[s->idx[p]] = p + 1;
         }
-        for (uint32_t t = 0; t < k; t++) s->x[t] = (double)o[s->affected[t]], s->idx[t] = t;
-        compare_sort_by(k, s->x, s->idx, s->tmp);
-        for (uint32_t p = 0; p < k; p++) cr[s->idx[p]] = p + 1;
+        *(side ? &cb : &ca) = cr;
     }
     uint32_t top3 = 0, topk = 0, kk = (uint32_t)c->opt.top_k;
     out->winner = 0;
@@ -440,12 +460,10 @@ static void group_stats(const datum_compare *c, size_t n, const double *value,
     uint32_t *tord = s->ordinal + m * s->cap;
     int32_t *tmid = s->mid2 + m * s->cap;
     for (size_t i = 0; i < m; i++) {
-        const uint32_t *oi = s->ordinal + i * s->cap;
-        uint32_t k = 0;
-        for (size_t j = 0; j < n; j++)
-            if (oi[j] && tord[j]) s->affected[k++] = (uint32_t)j;
+        const uint32_t *at;
+        uint32_t k = common_pairs(n, s->ordinal + i * s->cap, tord, ranked[i], ranked[m], s, &at);
         int same = k == ranked[i] && k == ranked[m];
-        correlate(k, s->affected, same, s->mid2 + i * s->cap, tmid, value + i * n, truth, s,
+        correlate(k, at, same, s->mid2 + i * s->cap, tmid, value + i * n, truth, s,
                   same ? KNOWN_TAU(i, m) : NULL, &ts[i].spearman, &ts[i].kendall);
     }
 #undef KNOWN_TAU
@@ -466,7 +484,7 @@ static void scratch_free(scratch *s)
 {
     datum_free(s->slot);
     datum_free(s->pairs); datum_free(s->idx); datum_free(s->tmp); datum_free(s->order);
-    datum_free(s->affected); datum_free(s->sum); datum_free(s->top); datum_free(s->value);
+    datum_free(s->affected); datum_free(s->identity); datum_free(s->sum); datum_free(s->top); datum_free(s->value);
     datum_free(s->newvalue); datum_free(s->mid2); datum_free(s->rslot); datum_free(s->x); datum_free(s->y);
     datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->signs);
     datum_free(s->by_rank);
@@ -494,6 +512,7 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->tmp = datum_malloc(ctx, cap, sizeof *s->tmp);
     s->order = datum_malloc(ctx, cap, sizeof *s->order);
     s->affected = datum_malloc(ctx, cap, sizeof *s->affected);
+    s->identity = datum_malloc(ctx, cap, sizeof *s->identity);
     s->sum = datum_malloc(ctx, cap * m, sizeof *s->sum);
     s->top = datum_malloc(ctx, cap * m, sizeof *s->top);
     s->boards = datum_malloc(ctx, cap * m, sizeof *s->boards);
@@ -508,10 +527,11 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->work = datum_malloc(ctx, datum_rank_work_size(cap), 1);
     s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_BLOCK, sizeof *s->signs);
     s->by_rank = datum_malloc(ctx, cap, sizeof *s->by_rank);
-    if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->sum || !s->top ||
-        !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal || !s->x || !s->y ||
-        !s->truth || !s->work || !s->signs || !s->by_rank)
+    if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->identity || !s->sum ||
+        !s->top || !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal ||
+        !s->x || !s->y || !s->truth || !s->work || !s->signs || !s->by_rank)
         return DATUM_E_NOMEM;
+    for (size_t j = 0; j < cap; j++) s->identity[j] = (uint32_t)j;
     return DATUM_OK;
 }
 
@@ -681,8 +701,7 @@ static void imp_totals(const rows_of *o, uint64_t r0, uint64_t r1, size_t i, scr
 }
 
 /* The totals of imp_totals for the methods fast[0..n_fast), whose NS
- * figures of the event's rows are all numbers: one pass over the rows for all
- * of them (each row's cells found once), no test per row, each pair's boards
+ * figures of the event's rows are all numbers: no test per row, each pair's boards
  * its rows (rows_of_pair, per slot of the n). The additions are those of
  * imp_totals, in the same order. An EW figure that is NaN (none of the
  * kernels gives one beside a number, but the pass does not promise it) makes
@@ -693,15 +712,15 @@ static void imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, con
     size_t m = j->c->n;
     double *sum = s->sum;
     const uint32_t *cell = s->rslot - 2 * r0;
-    const double *ns_of[MAXM], *ew_of[MAXM];
-    for (size_t u = 0; u < n_fast; u++) ns_of[u] = j->rows[fast[u]].ns, ew_of[u] = j->rows[fast[u]].ew;
-    for (uint64_t r = r0; r < r1; r++) {
-        double *sa = sum + cell[2 * r], *sb = sum + cell[2 * r + 1];
-        for (size_t u = 0; u < n_fast; u++) {
-            double ns = ns_of[u][r], ew = ew_of[u] ? ew_of[u][r] : 0.0 - ns;
-            sa[fast[u]] += ns;
-            sb[fast[u]] += ew;
-        }
+    /* Method by method: a short loop without a lookup per method and row
+     * (each cell still gets its rows in row order). */
+    for (size_t u = 0; u < n_fast; u++) {
+        double *col = sum + fast[u];
+        const double *ns = j->rows[fast[u]].ns, *ew = j->rows[fast[u]].ew;
+        if (ew)
+            for (uint64_t r = r0; r < r1; r++) col[cell[2 * r]] += ns[r], col[cell[2 * r + 1]] += ew[r];
+        else
+            for (uint64_t r = r0; r < r1; r++) col[cell[2 * r]] += ns[r], col[cell[2 * r + 1]] += 0.0 - ns[r];
     }
     for (size_t u = 0; u < n_fast; u++) {
         size_t i = fast[u];
