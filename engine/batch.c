@@ -210,7 +210,7 @@ int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields
 }
 
 /* Butler methods whose datums datum_fields_many takes at once. */
-enum { MANY_RULES = 16 };
+enum { MANY_RULES = DATUM_FIELD_DATUMS_MAX };
 
 typedef struct {
     const datum_fields *in;

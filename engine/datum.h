@@ -210,7 +210,11 @@ typedef struct {
 int datum_field_datum(const datum_rule *rule, const int32_t *scores, size_t n,
                       int32_t *work, datum_value *out);
 
-/* The datums of count rules of one field's n real scores into out[0..count):
+/* Rules datum_field_datums takes at once. */
+#define DATUM_FIELD_DATUMS_MAX 16
+
+/* The datums of count <= DATUM_FIELD_DATUMS_MAX rules of one field's n real
+ * scores into out[0..count):
  * each datum_field_datum's bit for bit (den = 0 when n == 0), the scores
  * read once for every trimmed mean and par (their sum and extremes shared).
  * work: n int32 of caller scratch, as datum_field_datum's. Same limits. */

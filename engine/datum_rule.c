@@ -314,6 +314,7 @@ static void ends_sums(size_t k, const int32_t *lo, const int32_t *hi, int64_t *l
  * small field, k <= EXTREMES_MAX, *small set), or not (0: par, or a sort). */
 static int from_ends(const datum_rule *r, size_t n, size_t *k_out, int *small_out)
 {
+    *k_out = 0, *small_out = 0;
     if (r->center == DATUM_CENTER_PAR) return 0;
     int small = r->small_max >= 3 && n >= 3 && n <= (size_t)r->small_max;
     size_t k = small ? 0 : trim_count(r, n), cap = (n - 1) / 2;
@@ -397,26 +398,25 @@ void datum_field_datums(size_t count, const datum_rule *const *rule, const int32
         for (size_t i = 0; i < count; i++) out[i] = (datum_value){0, 0};
         return;
     }
-    /* The deepest end any rule reads from the scores' one pass. */
-    size_t deepest = 0;
+    /* How each rule takes its datum, and the deepest end any of them reads
+     * from the scores' one pass. */
+    size_t k[DATUM_FIELD_DATUMS_MAX], deepest = 0;
+    int small[DATUM_FIELD_DATUMS_MAX], ends[DATUM_FIELD_DATUMS_MAX];
     for (size_t i = 0; i < count; i++) {
-        size_t k;
-        int small;
-        if (from_ends(rule[i], n, &k, &small) && k > deepest) deepest = k;
+        ends[i] = from_ends(rule[i], n, &k[i], &small[i]);
+        if (ends[i] && k[i] > deepest) deepest = k[i];
     }
     int64_t total;
     int32_t lo[EXTREMES_MAX], hi[EXTREMES_MAX];
     extreme_sums(scores, n, deepest, &total, lo, hi);
     for (size_t i = 0; i < count; i++) {
         const datum_rule *r = rule[i];
-        size_t k;
-        int small;
         if (r->center == DATUM_CENTER_PAR) {
             out[i] = (datum_value){par_datum(scores, n, total), 1};
-        } else if (from_ends(r, n, &k, &small)) {
+        } else if (ends[i]) {
             int64_t low, high; /* the k smallest are the first k of the deepest's, in order */
-            ends_sums(k, lo, hi, &low, &high);
-            out[i] = rounded(r, ends_datum(r, n, k, small, total, low, high));
+            ends_sums(k[i], lo, hi, &low, &high);
+            out[i] = rounded(r, ends_datum(r, n, k[i], small[i], total, low, high));
         } else {
             out[i] = rounded(r, sorted_datum(r, scores, n, work));
         }
