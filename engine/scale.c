@@ -70,9 +70,13 @@ static const int64_t kSegC[SEGMENTS] = {0,    15,   15,   15,   60,   60,   60,
  * segment itself (the rows of a field lie on all of them). */
 static inline double linear_magnitude(int64_t x, int64_t den, double one_fifth_den)
 {
+    /* band - 1 within 0..20, from a table: a clamp compiles to branches */
+    static const uint8_t kSegOfBand[DATUM_WBF_BANDS + 1] = {0,  0,  1,  2,  3,  4,  5,  6,  7,
+                                                            8,  9,  10, 11, 12, 13, 14, 15, 16,
+                                                            17, 18, 19, 20, 20, 20, 20};
     double fifths = (double)x * one_fifth_den;
-    int64_t s = datum_wbf_band_of_fifths(fifths < DATUM_WBF_FIFTHS ? (int64_t)fifths : DATUM_WBF_FIFTHS) - 1;
-    s = s < 0 ? 0 : s > SEGMENTS - 1 ? SEGMENTS - 1 : s;
+    int64_t s = kSegOfBand[datum_wbf_band_of_fifths(fifths < DATUM_WBF_FIFTHS ? (int64_t)fifths
+                                                                              : DATUM_WBF_FIFTHS)];
     while (x < kSegLow[s] * den) s--; /* kSegLow[0] is 0: never below */
     while ((s < SEGMENTS - 1) & (x >= kSegLow[s < SEGMENTS - 1 ? s + 1 : s] * den)) s++;
     return (double)(x + kSegC[s] * den) / (double)(kSegW[s] * den);

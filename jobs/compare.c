@@ -303,13 +303,16 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
 enum { JOINT_TAU_MAX = 256 };
 _Static_assert(JOINT_TAU_MAX <= COMPARE_TAU_BLOCK + 1, "compare_tau_b_ranks_all takes the groups");
 
-/* The bin of a rank change d: 0, 1, 2, 3, 4-5, 6-10, 11-20, more. From a
- * table: the changes are irregular, a chain of tests would be mispredicted. */
-static int bin_of(uint32_t d)
+/* The bin of a rank change |a - b|: 0, 1, 2, 3, 4-5, 6-10, 11-20, more.
+ * From a table: the changes are irregular, a chain of tests would be
+ * mispredicted. */
+static int bin_of(uint32_t a, uint32_t b)
 {
     static const uint8_t kBin[22] = {0, 1, 2, 3, 4, 4, 5, 5, 5, 5, 5,
                                      6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7};
-    return kBin[d < 21 ? d : 21];
+    int64_t diff = (int64_t)a - (int64_t)b, sign = diff >> 63; /* |a - b| and its cap by masks */
+    uint64_t d = (uint64_t)((diff ^ sign) - sign), over = (uint64_t)0 - (uint64_t)(d > 21);
+    return kBin[(d & ~over) | (21 & over)];
 }
 
 /* Groups up to this many pairs get Spearman's rho in integers: |difference|
@@ -420,7 +423,7 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
         if (ca[t] == 1 && cb[t] != 1) out->winner = 1;
         top3 += (ca[t] <= 3) & (cb[t] <= 3); /* &, not &&: no branch */
         topk += (ca[t] <= kk) & (cb[t] <= kk);
-        out->hist[bin_of(ca[t] > cb[t] ? ca[t] - cb[t] : cb[t] - ca[t])]++;
+        out->hist[bin_of(ca[t], cb[t])]++;
     }
     if (k >= 4) out->podium = top3 != 3;
     if (k > kk) out->topk = (double)topk / (double)kk;
