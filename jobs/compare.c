@@ -41,6 +41,7 @@ typedef struct {
     uint32_t event, n_pairs;
     int32_t date;
     uint64_t sampled;
+    uint32_t numbers;   /* bit i: method i's NS and EW figures of the event are all numbers */
     pair_stat *pairs;   /* n(n-1)/2 (by event) */
     truth_stat *truth;  /* n (by event, with the truth) */
     cont_stat *cont;    /* n x KINDS */
@@ -708,10 +709,12 @@ static void imp_totals(const rows_of *o, uint64_t r0, uint64_t r1, size_t i, scr
  * its rows (rows_of_pair, per slot of the n). The additions are those of
  * imp_totals, in the same order. An EW figure that is NaN (none of the
  * kernels gives one beside a number, but the pass does not promise it) makes
- * its pair's sum NaN: that method is then summed again by imp_totals. */
-static void imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, const size_t *fast,
-                               size_t n_fast, size_t n, const uint32_t *rows_of_pair, scratch *s)
+ * its pair's sum NaN: that method is then summed again by imp_totals.
+ * Returns the methods (bit i) whose NS and EW figures were all numbers. */
+static uint32_t imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, const size_t *fast,
+                                   size_t n_fast, size_t n, const uint32_t *rows_of_pair, scratch *s)
 {
+    uint32_t numbers = 0;
     size_t m = j->c->n;
     double *sum = s->sum;
     const uint32_t *cell = s->rslot - 2 * r0;
@@ -732,10 +735,14 @@ static void imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, con
             s->boards[t * m + i] = rows_of_pair[t];
             nan |= sum[t * m + i] != sum[t * m + i];
         }
-        if (!nan) continue;
+        if (!nan) {
+            numbers |= (uint32_t)1 << i;
+            continue;
+        }
         for (size_t t = 0; t < n; t++) sum[t * m + i] = 0, s->boards[t * m + i] = 0;
         imp_totals(&j->rows[i], r0, r1, i, s);
     }
+    return numbers;
 }
 
 /* Event e of the chunk: its pairs' totals per method, its statistics (by
@@ -800,7 +807,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         out->fig_sum[i] = fig;
         out->fig_n[i] = figs;
     }
-    imp_totals_numbers(j, r0, r1, fast, n_fast, n, rows_of_pair, s);
+    out->numbers = imp_totals_numbers(j, r0, r1, fast, n_fast, n, rows_of_pair, s);
     /* Mean absolute difference per result, methods of the same unit. */
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++) {
@@ -1114,6 +1121,18 @@ static int on_chunk(void *user, const datum_pass *pass, const datum_chunk *k)
                 if (c->pass_id[i] < 0) continue;
                 const rows_of *o = &j.rows[i];
                 int mp = c->method[i].kind == DATUM_COMPARE_MATCHPOINTS;
+                if (c->ev[e].numbers >> i & 1) { /* add_row's additions without its tests */
+                    size_t base = (size_t)g * c->info.n_pairs * m + i;
+                    double *gs = c->gsum + base;
+                    int64_t *gb = c->gboards + base;
+                    for (uint64_t r = k->offset[c->ev_first[e]]; r < k->offset[c->ev_first[e + 1]]; r++) {
+                        size_t a = (size_t)k->ns_pair[r] * m, b = (size_t)k->ew_pair[r] * m;
+                        double ns = o->ns[r];
+                        gs[a] += ns, gb[a]++;
+                        gs[b] += o->ew ? o->ew[r] : 0.0 - ns, gb[b]++;
+                    }
+                    continue;
+                }
                 for (size_t f = c->ev_first[e]; f < c->ev_first[e + 1]; f++)
                     for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
                         size_t a = ((size_t)g * c->info.n_pairs + (size_t)k->ns_pair[r]) * m + i;
