@@ -243,11 +243,39 @@ static void many_field(const void *arg, int64_t f, size_t first, size_t n, scrat
     }
 }
 
-int datum_fields_many(datum_ctx *ctx, const datum_fields *in, size_t count,
-                      const datum_field_kernel *k)
+size_t datum_fields_scratch_bytes(size_t largest_field)
+{
+    size_t n = largest_field + 1;
+    return n * sizeof(double) + (4 * n + 1) * sizeof(int32_t) + sizeof(double);
+}
+
+void datum_fields_many_range(const datum_fields *in, size_t f0, size_t f1, size_t count,
+                             const datum_field_kernel *k, void *space, size_t largest_field)
+{
+    size_t n = largest_field + 1;
+    scratch s;
+    s.raw = space; /* the doubles first: each part stays aligned */
+    s.real = (int32_t *)(s.raw + n);
+    s.where = (uint32_t *)(s.real + n);
+    s.work = (int32_t *)(s.where + n);
+    many_t job = {in, count, k};
+    for (size_t f = f0; f < f1; f++) {
+        size_t first = (size_t)in->offset[f];
+        many_field(&job, (int64_t)f, first, (size_t)(in->offset[f + 1] - first), &s);
+    }
+}
+
+int datum_fields_check(datum_ctx *ctx, size_t count, const datum_field_kernel *k)
 {
     for (size_t i = 0; i < count; i++)
         if (check_method(ctx, k[i].m) != DATUM_OK) return DATUM_E_ARG;
+    return DATUM_OK;
+}
+
+int datum_fields_many(datum_ctx *ctx, const datum_fields *in, size_t count,
+                      const datum_field_kernel *k)
+{
+    if (datum_fields_check(ctx, count, k) != DATUM_OK) return DATUM_E_ARG;
     many_t job = {in, count, k};
     return for_each_field(ctx, in, many_field, &job);
 }

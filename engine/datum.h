@@ -382,6 +382,25 @@ typedef struct {
 int datum_fields_many(datum_ctx *ctx, const datum_fields *in, size_t count,
                       const datum_field_kernel *k);
 
+/* DATUM_OK if every method of k[0..count) is valid, else DATUM_E_ARG
+ * (recorded in ctx), as datum_fields_many checks them. */
+int datum_fields_check(datum_ctx *ctx, size_t count, const datum_field_kernel *k);
+
+/* Rows of the largest field of `in` (sizes the kernels' scratch). */
+size_t datum_largest_field(const datum_fields *in);
+
+/* Bytes of scratch datum_fields_many_range needs for fields of up to
+ * largest_field rows. */
+size_t datum_fields_scratch_bytes(size_t largest_field);
+
+/* What datum_fields_many gives fields f0 .. f1 - 1 of `in`, on the calling
+ * thread (any thread; disjoint ranges may run at once), without checking
+ * the methods (datum_fields_check) or allocating: space holds
+ * datum_fields_scratch_bytes(largest_field) bytes, aligned for doubles, and
+ * no field of the range has more than largest_field rows. */
+void datum_fields_many_range(const datum_fields *in, size_t f0, size_t f1, size_t count,
+                             const datum_field_kernel *k, void *space, size_t largest_field);
+
 /* Matchpoints over every field (datum_field_matchpoints): target[f] the size
  * field f is scored on with Neuberg (NULL: each field's own rows), top[f]
  * its top, ns_mp[row], ew_mp[row]. Deterministic for any thread count.

@@ -67,6 +67,8 @@ typedef struct {
     uint32_t *by_rank; /* the last ranking's pairs, best first (by_rank_n of them) */
     size_t by_rank_n;
     void *work;
+    unsigned char *kernels; /* datum_pass_score_range's scratch */
+    size_t kernels_cap;
 } scratch;
 
 /* A perturbed copy of a sampled field, for the kernels. */
@@ -493,6 +495,7 @@ static void scratch_free(scratch *s)
     datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->signs);
     datum_free(s->by_rank);
     datum_free(s->work);
+    datum_free(s->kernels);
     memset(s, 0, sizeof *s);
 }
 
@@ -563,6 +566,7 @@ static inline double figure(int mp, double sum, int64_t boards, double top)
 
 typedef struct {
     datum_compare *c;
+    const datum_pass *pass;
     const datum_chunk *k;
     rows_of rows[MAXM];
     const double *p_ns[MAXM], *p_ew[MAXM], *p_top[MAXM];
@@ -753,6 +757,9 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
     const datum_chunk *k = j->k;
     size_t m = c->n, f0 = c->ev_first[e], f1 = c->ev_first[e + 1];
     uint64_t r0 = k->offset[f0], r1 = k->offset[f1];
+    /* The event's Butler and cross-IMP figures, by this thread: still in its
+     * cache when they are summed, ranked and compared below. */
+    datum_pass_score_range(j->pass, k, f0, f1, s->kernels);
     /* The event's pairs, in index (name) order, and their slots. */
     size_t n = 0;
     for (uint64_t r = r0; r < r1; r++) {
@@ -1030,7 +1037,7 @@ static int on_chunk(void *user, const datum_pass *pass, const datum_chunk *k)
     datum_compare *c = user;
     datum_ctx *ctx = c->ctx;
     size_t m = c->n;
-    chunk_job j = {.c = c, .k = k};
+    chunk_job j = {.c = c, .pass = pass, .k = k};
     for (size_t i = 0; i < m; i++) {
         if (c->pass_id[i] < 0) continue;
         datum_pass_rows rr;
@@ -1081,7 +1088,9 @@ static int on_chunk(void *user, const datum_pass *pass, const datum_chunk *k)
     }
     if ((rc = event_outputs(c, n_events)) < 0) return rc;
     for (int t = 0; t < c->n_scr; t++)
-        if ((rc = scratch_grow(ctx, &c->scr[t], 2 * largest_rows + 2, m, c->info.n_pairs)) < 0)
+        if ((rc = scratch_grow(ctx, &c->scr[t], 2 * largest_rows + 2, m, c->info.n_pairs)) < 0 ||
+            (rc = datum_reserve(ctx, &c->scr[t].kernels, &c->scr[t].kernels_cap,
+                                datum_pass_range_scratch_bytes(pass), 1)) < 0)
             return rc;
     double t0 = omp_get_wtime();
 #pragma omp parallel for num_threads(c->n_scr) schedule(dynamic, 16)
@@ -1294,6 +1303,7 @@ int datum_compare_run(datum_compare *c)
     if (rc >= 0 && c->rate >= 0) rc = solve_ratings(c);
     if (rc >= 0) rc = datum_pass_set_whole_events(c->pass, 1);
     if (rc >= 0) rc = datum_pass_set_pair_totals(c->pass, 0); /* compare totals per group */
+    if (rc >= 0) rc = datum_pass_set_kernels_by_range(c->pass, 1); /* in event_work */
     if (rc >= 0)
         rc = datum_pass_set_chunk_callback(c->pass, DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR |
                                                         DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED,
