@@ -656,7 +656,8 @@ static int together_kind(const method *x) { return x->kind == KIND_BUTLER || x->
 /* Without across sections, the kernels of every Butler and cross-IMP method
  * on chunk c at once (datum_fields_many: each field's scores read and
  * gathered once for all of them, not once per method), and their x->scored
- * set; with fewer than two such methods, none. */
+ * set; with fewer than two such methods, none. With kernels by range, their
+ * list only (p->together, checked): the callback scores the fields. */
 static int kernels_together(datum_pass *p, const datum_chunk *c)
 {
     size_t count = 0;
