@@ -88,6 +88,15 @@ static void describe_machine(int threads, char *out, size_t size)
              sysconf(_SC_NPROCESSORS_ONLN), threads, load);
 }
 
+/* A figure in a column of width w: "–" where it is not defined (NaN), as
+ * the report's tables show it, rather than printf's "nan". The dash is three
+ * bytes of UTF-8 and one column, so the padding is written by hand. */
+static void print_cell(int width, int decimals, double v)
+{
+    if (isnan(v)) printf(" %*s\u2013", width - 1, "");
+    else printf(" %*.*f", width, decimals, v);
+}
+
 static void print_summary(const datum_compare_summary *s)
 {
     static const char *const by[] = {"event", "year", "all"};
@@ -98,17 +107,25 @@ static void print_summary(const datum_compare_summary *s)
            "spearman", "kendall", "winner%", "podium%", "top-k", "|A-B|");
     for (size_t p = 0; p < np; p++) {
         const datum_compare_pair *x = &s->pairs[p];
-        printf("%-24s %-24s %8llu %9.4f %9.4f %8.2f %8.2f %7.3f %9.3f\n", s->methods[x->a].name,
-               s->methods[x->b].name, (unsigned long long)x->groups, x->spearman, x->kendall,
-               x->groups ? 100.0 * (double)x->winner_changes / (double)x->groups : NAN,
-               x->podium_groups ? 100.0 * (double)x->podium_changes / (double)x->podium_groups : NAN,
-               x->topk_overlap, x->mean_abs_diff);
+        printf("%-24s %-24s %8llu", s->methods[x->a].name, s->methods[x->b].name,
+               (unsigned long long)x->groups);
+        print_cell(9, 4, x->spearman);
+        print_cell(9, 4, x->kendall);
+        print_cell(8, 2, x->groups ? 100.0 * (double)x->winner_changes / (double)x->groups : NAN);
+        print_cell(8, 2, x->podium_groups ? 100.0 * (double)x->podium_changes / (double)x->podium_groups
+                                          : NAN);
+        print_cell(7, 3, x->topk_overlap);
+        print_cell(9, 3, x->mean_abs_diff); /* methods of different units: no difference */
+        printf("\n");
     }
     if (s->has_truth) {
         printf("\n%-24s %9s %9s   (against the true strengths)\n", "method", "spearman", "kendall");
-        for (size_t i = 0; i < m; i++)
-            printf("%-24s %9.4f %9.4f\n", s->methods[i].name, s->truth[i].spearman,
-                   s->truth[i].kendall);
+        for (size_t i = 0; i < m; i++) {
+            printf("%-24s", s->methods[i].name);
+            print_cell(9, 4, s->truth[i].spearman);
+            print_cell(9, 4, s->truth[i].kendall);
+            printf("\n");
+        }
     }
     printf("\nseconds: pass %.2f, rankings and statistics %.2f, ratings %.2f\n", s->seconds_pass,
            s->seconds_stats, s->seconds_rate);
@@ -122,10 +139,12 @@ static void print_summary(const datum_compare_summary *s)
         for (int k = 0; k < DATUM_PERTURB_KINDS; k++) {
             const datum_compare_continuity *x = &s->continuity[i * DATUM_PERTURB_KINDS + (size_t)k];
             double made = (double)x->made;
-            printf("%-24s %-8s %8llu %10.4f %9.3f %10.2f %10.2f\n", s->methods[i].name, kind[k],
-                   (unsigned long long)x->made, x->mean_move, x->max_move,
-                   made ? 100.0 * (double)x->rank_perturbations / made : NAN,
-                   made ? 100.0 * (double)x->gain_more / made : NAN);
+            printf("%-24s %-8s %8llu", s->methods[i].name, kind[k], (unsigned long long)x->made);
+            print_cell(10, 4, x->mean_move);
+            print_cell(9, 3, x->max_move);
+            print_cell(10, 2, made ? 100.0 * (double)x->rank_perturbations / made : NAN);
+            print_cell(10, 2, made ? 100.0 * (double)x->gain_more / made : NAN);
+            printf("\n");
         }
     }
 }

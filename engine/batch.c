@@ -113,16 +113,35 @@ typedef struct {
     double *top, *ns_mp, *ew_mp;
 } job_t;
 
+/* Butler of method m on field f (rows first .. first + n - 1) with datum d,
+ * nr of whose n rows are real (the others adjusted). */
+static void butler_rows(const datum_method *m, const datum_fields *in, int64_t f, size_t first,
+                        size_t n, size_t nr, datum_value d, double *datum, double *ns_imps,
+                        double *ew_imps)
+{
+    /* No adjusted row in the field (the usual case): no pass for their awards. */
+    const uint8_t *adj = in->adjusted && nr < n ? in->adjusted + first : NULL;
+    datum[f] = datum_value_double(d);
+    datum_field_butler(&m->scale, &m->award, in->ns_score + first, adj, n, d, ns_imps + first,
+                       ew_imps + first);
+}
+
+/* Butler of method m on field f whose real scores are gathered in s (nr of them). */
+static void butler_gathered(const datum_method *m, const datum_fields *in, int64_t f, size_t first,
+                            size_t n, size_t nr, scratch *s, double *datum, double *ns_imps,
+                            double *ew_imps)
+{
+    datum_value d;
+    datum_field_datum(&m->rule, s->real, nr, s->work, &d);
+    butler_rows(m, in, f, first, n, nr, d, datum, ns_imps, ew_imps);
+}
+
 static void score_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
 {
     const job_t *job = arg;
     const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
-    const int32_t *score = job->in->ns_score + first;
-    datum_value d;
-    datum_field_datum(&job->m->rule, s->real, gather_real(score, adj, n, s), s->work, &d);
-    job->datum[f] = datum_value_double(d);
-    datum_field_butler(&job->m->scale, &job->m->award, score, adj, n, d, job->ns_imps + first,
-                       job->ew_imps + first);
+    size_t nr = gather_real(job->in->ns_score + first, adj, n, s);
+    butler_gathered(job->m, job->in, f, first, n, nr, s, job->datum, job->ns_imps, job->ew_imps);
 }
 
 int datum_score_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
@@ -154,24 +173,32 @@ static ratio cross_divisor(datum_divisor divisor, size_t t, size_t real)
     }
 }
 
+/* Cross-IMPs of method m on field f (rows first .. first + n - 1) whose real
+ * scores are gathered in s (nr of them, s->where their rows). */
+static void cross_gathered(const datum_method *m, size_t first, size_t n, size_t nr, scratch *s,
+                           double *ns_raw, double *ns_avg, int32_t *terms)
+{
+    for (size_t i = first; i < first + n; i++) {
+        ns_raw[i] = ns_avg[i] = NAN;
+        terms[i] = 0;
+    }
+    if (nr < 2) return; /* a lone result has nothing to be compared with */
+    datum_field_cross(&m->scale, s->real, nr, s->work, s->raw);
+    ratio d = cross_divisor(m->cross_divisor, n, nr);
+    for (size_t j = 0; j < nr; j++) {
+        size_t row = first + s->where[j];
+        ns_raw[row] = s->raw[j];
+        ns_avg[row] = s->raw[j] * d.num / d.den; /* num == 1: exactly raw / den */
+        terms[row] = (int32_t)(nr - 1);
+    }
+}
+
 static void cross_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
 {
     const job_t *job = arg;
     const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
-    for (size_t i = first; i < first + n; i++) {
-        job->ns_raw[i] = job->ns_avg[i] = NAN;
-        job->terms[i] = 0;
-    }
-    size_t real = gather_real(job->in->ns_score + first, adj, n, s);
-    if (real < 2) return; /* a lone result has nothing to be compared with */
-    datum_field_cross(&job->m->scale, s->real, real, s->work, s->raw);
-    ratio d = cross_divisor(job->m->cross_divisor, n, real);
-    for (size_t j = 0; j < real; j++) {
-        size_t row = first + s->where[j];
-        job->ns_raw[row] = s->raw[j];
-        job->ns_avg[row] = s->raw[j] * d.num / d.den; /* num == 1: exactly raw / den */
-        job->terms[row] = (int32_t)(real - 1);
-    }
+    size_t nr = gather_real(job->in->ns_score + first, adj, n, s);
+    cross_gathered(job->m, first, n, nr, s, job->ns_raw, job->ns_avg, job->terms);
 }
 
 int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
@@ -180,6 +207,77 @@ int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields
     if (check_method(ctx, m) != DATUM_OK) return DATUM_E_ARG;
     job_t job = {.m = m, .in = in, .ns_raw = ns_raw, .ns_avg = ns_avg, .terms = terms};
     return for_each_field(ctx, in, cross_field, &job);
+}
+
+/* Butler methods whose datums datum_fields_many takes at once. */
+enum { MANY_RULES = DATUM_FIELD_DATUMS_MAX };
+
+typedef struct {
+    const datum_fields *in;
+    size_t count;
+    const datum_field_kernel *k;
+} many_t;
+
+static void many_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
+{
+    const many_t *job = arg;
+    const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
+    size_t nr = gather_real(job->in->ns_score + first, adj, n, s);
+    for (size_t i = 0; i < job->count; i++) {
+        const datum_field_kernel *k = &job->k[i];
+        if (k->cross) cross_gathered(k->m, first, n, nr, s, k->a, k->b, k->terms);
+    }
+    /* The Butler methods' datums by groups, the field's sum and extremes
+     * found once per group; then each method's rows. */
+    for (size_t i = 0; i < job->count;) {
+        const datum_field_kernel *butler[MANY_RULES];
+        const datum_rule *rule[MANY_RULES];
+        datum_value d[MANY_RULES];
+        size_t nb = 0;
+        for (; i < job->count && nb < MANY_RULES; i++)
+            if (!job->k[i].cross) butler[nb] = &job->k[i], rule[nb++] = &job->k[i].m->rule;
+        if (nb) datum_field_datums(nb, rule, s->real, nr, s->work, d);
+        for (size_t b = 0; b < nb; b++)
+            butler_rows(butler[b]->m, job->in, f, first, n, nr, d[b], butler[b]->datum, butler[b]->a,
+                        butler[b]->b);
+    }
+}
+
+size_t datum_fields_scratch_bytes(size_t largest_field)
+{
+    size_t n = largest_field + 1;
+    return n * sizeof(double) + (4 * n + 1) * sizeof(int32_t) + sizeof(double);
+}
+
+void datum_fields_many_range(const datum_fields *in, size_t f0, size_t f1, size_t count,
+                             const datum_field_kernel *k, void *space, size_t largest_field)
+{
+    size_t n = largest_field + 1;
+    scratch s;
+    s.raw = space; /* the doubles first: each part stays aligned */
+    s.real = (int32_t *)(s.raw + n);
+    s.where = (uint32_t *)(s.real + n);
+    s.work = (int32_t *)(s.where + n);
+    many_t job = {in, count, k};
+    for (size_t f = f0; f < f1; f++) {
+        size_t first = (size_t)in->offset[f];
+        many_field(&job, (int64_t)f, first, (size_t)(in->offset[f + 1] - first), &s);
+    }
+}
+
+int datum_fields_check(datum_ctx *ctx, size_t count, const datum_field_kernel *k)
+{
+    for (size_t i = 0; i < count; i++)
+        if (check_method(ctx, k[i].m) != DATUM_OK) return DATUM_E_ARG;
+    return DATUM_OK;
+}
+
+int datum_fields_many(datum_ctx *ctx, const datum_fields *in, size_t count,
+                      const datum_field_kernel *k)
+{
+    if (datum_fields_check(ctx, count, k) != DATUM_OK) return DATUM_E_ARG;
+    many_t job = {in, count, k};
+    return for_each_field(ctx, in, many_field, &job);
 }
 
 static void matchpoint_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)

@@ -210,6 +210,17 @@ typedef struct {
 int datum_field_datum(const datum_rule *rule, const int32_t *scores, size_t n,
                       int32_t *work, datum_value *out);
 
+/* Rules datum_field_datums takes at once. */
+#define DATUM_FIELD_DATUMS_MAX 16
+
+/* The datums of count <= DATUM_FIELD_DATUMS_MAX rules of one field's n real
+ * scores into out[0..count):
+ * each datum_field_datum's bit for bit (den = 0 when n == 0), the scores
+ * read once for every trimmed mean and par (their sum and extremes shared).
+ * work: n int32 of caller scratch, as datum_field_datum's. Same limits. */
+void datum_field_datums(size_t count, const datum_rule *const *rule, const int32_t *scores,
+                        size_t n, int32_t *work, datum_value *out);
+
 /* The datum as a double (NaN when there is none). */
 double datum_value_double(datum_value v);
 
@@ -352,6 +363,43 @@ int datum_score_fields(datum_ctx *ctx, const datum_method *m, const datum_fields
  * ns_raw and ns_avg. */
 int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
                        double *ns_raw, double *ns_avg, int32_t *terms);
+
+/* One method of datum_fields_many: Butler (cross 0: datum[f], a = ns_imps,
+ * b = ew_imps, as datum_score_fields) or cross-IMP (cross 1: a = ns_raw,
+ * b = ns_avg, terms, as datum_cross_fields). The caller owns the arrays. */
+typedef struct {
+    const datum_method *m;
+    int cross;
+    double *datum, *a, *b;
+    int32_t *terms;
+} datum_field_kernel;
+
+/* Several Butler and cross-IMP methods over every field at once: each
+ * method's figures those of datum_score_fields or datum_cross_fields bit for
+ * bit, each field's real scores gathered once for all of them and every
+ * field read once. Deterministic for any thread count. Returns DATUM_OK,
+ * DATUM_E_NOMEM or DATUM_E_ARG (a method invalid; recorded in ctx). */
+int datum_fields_many(datum_ctx *ctx, const datum_fields *in, size_t count,
+                      const datum_field_kernel *k);
+
+/* DATUM_OK if every method of k[0..count) is valid, else DATUM_E_ARG
+ * (recorded in ctx), as datum_fields_many checks them. */
+int datum_fields_check(datum_ctx *ctx, size_t count, const datum_field_kernel *k);
+
+/* Rows of the largest field of `in` (sizes the kernels' scratch). */
+size_t datum_largest_field(const datum_fields *in);
+
+/* Bytes of scratch datum_fields_many_range needs for fields of up to
+ * largest_field rows. */
+size_t datum_fields_scratch_bytes(size_t largest_field);
+
+/* What datum_fields_many gives fields f0 .. f1 - 1 of `in`, on the calling
+ * thread (any thread; disjoint ranges may run at once), without checking
+ * the methods (datum_fields_check) or allocating: space holds
+ * datum_fields_scratch_bytes(largest_field) bytes, aligned for doubles, and
+ * no field of the range has more than largest_field rows. */
+void datum_fields_many_range(const datum_fields *in, size_t f0, size_t f1, size_t count,
+                             const datum_field_kernel *k, void *space, size_t largest_field);
 
 /* Matchpoints over every field (datum_field_matchpoints): target[f] the size
  * field f is scored on with Neuberg (NULL: each field's own rows), top[f]

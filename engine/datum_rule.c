@@ -183,10 +183,9 @@ static int64_t par_first_at_most(const int32_t *s, size_t n, int64_t t, int64_t 
     return lo;
 }
 
-static int64_t par_datum(const int32_t *s, size_t n)
+/* Zero-sum par of s[0..n), total the sum of its scores. */
+static int64_t par_datum(const int32_t *s, size_t n, int64_t total)
 {
-    int64_t total = 0;
-    for (size_t i = 0; i < n; i++) total += s[i];
     /* The mean's step (any start gives the same par: it only shortens the
      * search), rounded by truncation where it is positive: no call to round(). */
     double guess = (double)total / (double)n / 10.0 + PAR_ZERO + 0.5;
@@ -271,14 +270,15 @@ static datum_value round_to_unit(datum_value v, datum_rounding mode, int64_t uni
  * pass (extreme_sums); deeper trims sort. */
 enum { EXTREMES_MAX = 4 };
 
-/* The sum of s[0..n), of its k smallest and of its k largest values
- * (k <= EXTREMES_MAX, 2k < n so that the two sets are disjoint). Each end is
- * kept sorted by compare-exchanges without branches: sorting whole fields was
- * the engine's largest cost, and only the ends matter. */
-static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, int64_t *low,
-                         int64_t *high)
+/* The sum of s[0..n) and its k smallest and k largest values (k <=
+ * EXTREMES_MAX), lo ascending and hi descending: lo[j] the (j+1)-th smallest,
+ * hi[j] the (j+1)-th largest, so that the first k' of them are those of any
+ * k' <= k. Each end is kept sorted by compare-exchanges without branches:
+ * sorting whole fields was the engine's largest cost, and only the ends
+ * matter. */
+static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, int32_t *lo,
+                         int32_t *hi)
 {
-    int32_t lo[EXTREMES_MAX], hi[EXTREMES_MAX];
     int64_t sum = 0;
     for (size_t j = 0; j < k; j++) {
         lo[j] = INT32_MAX;
@@ -296,11 +296,70 @@ static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, i
         }
     }
     *total = sum;
+}
+
+/* The sums of the k smallest and k largest of extreme_sums (2k < n, so that
+ * the two sets are disjoint). */
+static void ends_sums(size_t k, const int32_t *lo, const int32_t *hi, int64_t *low, int64_t *high)
+{
     *low = *high = 0;
     for (size_t j = 0; j < k; j++) {
         *low += lo[j];
         *high += hi[j];
     }
+}
+
+/* How rule r takes the datum of n > 0 scores: from the sum and the k
+ * smallest and largest (returns 1: the mean of the middle or the weighted
+ * small field, k <= EXTREMES_MAX, *small set), or not (0: par, or a sort). */
+static int from_ends(const datum_rule *r, size_t n, size_t *k_out, int *small_out)
+{
+    *k_out = 0, *small_out = 0;
+    if (r->center == DATUM_CENTER_PAR) return 0;
+    int small = r->small_max >= 3 && n >= 3 && n <= (size_t)r->small_max;
+    size_t k = small ? 0 : trim_count(r, n), cap = (n - 1) / 2;
+    if (k > cap) k = cap;
+    *k_out = small ? 1 : k;
+    *small_out = small;
+    return small || (r->center == DATUM_CENTER_MEAN && k <= EXTREMES_MAX);
+}
+
+/* The datum (before rounding) of n scores from their sum and the sums of
+ * their k smallest (low) and largest (high), as from_ends chose. */
+static datum_value ends_datum(const datum_rule *r, size_t n, size_t k, int small, int64_t total,
+                              int64_t low, int64_t high)
+{
+    if (small) /* the single extremes weigh 1, the inner scores more */
+        return (datum_value){low + high + (int64_t)r->middle_weight * (total - low - high),
+                             2 + (int64_t)r->middle_weight * (int64_t)(n - 2)};
+    return (datum_value){total - low - high, (int64_t)(n - 2 * k)};
+}
+
+/* The datum (before rounding) of rules that sort: a trimmed mean deeper than
+ * EXTREMES_MAX, or a median. */
+static datum_value sorted_datum(const datum_rule *r, const int32_t *scores, size_t n, int32_t *work)
+{
+    size_t k = trim_count(r, n), cap = (n - 1) / 2;
+    if (k > cap) k = cap;
+    memcpy(work, scores, n * sizeof *work);
+    datum_sort_i32(work, n);
+    const int32_t *kept = work + k;
+    size_t m = n - 2 * k;
+    if (r->center == DATUM_CENTER_MEAN) {
+        int64_t sum = 0;
+        for (size_t i = 0; i < m; i++) sum += kept[i];
+        return (datum_value){sum, (int64_t)m};
+    }
+    if (m % 2 == 1) return (datum_value){kept[m / 2], 1};
+    int32_t low = kept[m / 2 - 1], high = kept[m / 2];
+    return r->center == DATUM_CENTER_MEDIAN_LOW    ? (datum_value){low, 1}
+           : r->center == DATUM_CENTER_MEDIAN_HIGH ? (datum_value){high, 1}
+                                                   : (datum_value){(int64_t)low + high, 2};
+}
+
+static datum_value rounded(const datum_rule *r, datum_value v)
+{
+    return r->rounding == DATUM_ROUND_NONE ? v : round_to_unit(v, r->rounding, r->round_unit);
 }
 
 int datum_field_datum(const datum_rule *r, const int32_t *scores, size_t n, int32_t *work,
@@ -311,41 +370,55 @@ int datum_field_datum(const datum_rule *r, const int32_t *scores, size_t n, int3
         return DATUM_W_EMPTY;
     }
     if (r->center == DATUM_CENTER_PAR) {
-        *out = (datum_value){par_datum(scores, n), 1};
+        int64_t total = 0;
+        for (size_t i = 0; i < n; i++) total += scores[i];
+        *out = (datum_value){par_datum(scores, n, total), 1};
         return DATUM_OK;
     }
-    int small = r->small_max >= 3 && n >= 3 && n <= (size_t)r->small_max;
-    size_t k = small ? 0 : trim_count(r, n), cap = (n - 1) / 2;
-    if (k > cap) k = cap;
+    size_t k;
+    int small;
     datum_value v;
-    if (small || (r->center == DATUM_CENTER_MEAN && k <= EXTREMES_MAX)) {
-        /* Both are means of the middle: they need the extremes, not the order. */
+    if (from_ends(r, n, &k, &small)) { /* they need the extremes, not the order */
         int64_t total, low, high;
-        extreme_sums(scores, n, small ? 1 : k, &total, &low, &high);
-        if (small) { /* the single extremes weigh 1, the inner scores more */
-            v.num = low + high + (int64_t)r->middle_weight * (total - low - high);
-            v.den = 2 + (int64_t)r->middle_weight * (int64_t)(n - 2);
-        } else {
-            v = (datum_value){total - low - high, (int64_t)(n - 2 * k)};
-        }
+        int32_t lo[EXTREMES_MAX], hi[EXTREMES_MAX];
+        extreme_sums(scores, n, k, &total, lo, hi);
+        ends_sums(k, lo, hi, &low, &high);
+        v = ends_datum(r, n, k, small, total, low, high);
     } else {
-        memcpy(work, scores, n * sizeof *work);
-        datum_sort_i32(work, n);
-        const int32_t *kept = work + k;
-        size_t m = n - 2 * k;
-        if (r->center == DATUM_CENTER_MEAN) {
-            int64_t sum = 0;
-            for (size_t i = 0; i < m; i++) sum += kept[i];
-            v = (datum_value){sum, (int64_t)m};
-        } else if (m % 2 == 1) {
-            v = (datum_value){kept[m / 2], 1};
+        v = sorted_datum(r, scores, n, work);
+    }
+    *out = rounded(r, v);
+    return DATUM_OK;
+}
+
+void datum_field_datums(size_t count, const datum_rule *const *rule, const int32_t *scores,
+                        size_t n, int32_t *work, datum_value *out)
+{
+    if (n == 0) {
+        for (size_t i = 0; i < count; i++) out[i] = (datum_value){0, 0};
+        return;
+    }
+    /* How each rule takes its datum, and the deepest end any of them reads
+     * from the scores' one pass. */
+    size_t k[DATUM_FIELD_DATUMS_MAX], deepest = 0;
+    int small[DATUM_FIELD_DATUMS_MAX], ends[DATUM_FIELD_DATUMS_MAX];
+    for (size_t i = 0; i < count; i++) {
+        ends[i] = from_ends(rule[i], n, &k[i], &small[i]);
+        if (ends[i] && k[i] > deepest) deepest = k[i];
+    }
+    int64_t total;
+    int32_t lo[EXTREMES_MAX], hi[EXTREMES_MAX];
+    extreme_sums(scores, n, deepest, &total, lo, hi);
+    for (size_t i = 0; i < count; i++) {
+        const datum_rule *r = rule[i];
+        if (r->center == DATUM_CENTER_PAR) {
+            out[i] = (datum_value){par_datum(scores, n, total), 1};
+        } else if (ends[i]) {
+            int64_t low, high; /* the k smallest are the first k of the deepest's, in order */
+            ends_sums(k[i], lo, hi, &low, &high);
+            out[i] = rounded(r, ends_datum(r, n, k[i], small[i], total, low, high));
         } else {
-            int32_t low = kept[m / 2 - 1], high = kept[m / 2];
-            v = r->center == DATUM_CENTER_MEDIAN_LOW    ? (datum_value){low, 1}
-                : r->center == DATUM_CENTER_MEDIAN_HIGH ? (datum_value){high, 1}
-                                                        : (datum_value){(int64_t)low + high, 2};
+            out[i] = rounded(r, sorted_datum(r, scores, n, work));
         }
     }
-    *out = r->rounding == DATUM_ROUND_NONE ? v : round_to_unit(v, r->rounding, r->round_unit);
-    return DATUM_OK;
 }

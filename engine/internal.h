@@ -31,9 +31,6 @@ void datum_imp_ratio_rows(const datum_scale *scale, const int32_t *scores, size_
 /* Sorts a[0..n) ascending in place; no allocation. */
 void datum_sort_i32(int32_t *a, size_t n);
 
-/* Rows of the largest field of a chunk (batch.c; sizes the drivers' scratch). */
-size_t datum_largest_field(const datum_fields *in);
-
 /* Counts one allocation through ctx (context.c) and says whether the failure
  * countdown refuses it (alloc.c); 0 for a NULL ctx. */
 int datum_ctx_allocation_refused(datum_ctx *ctx);

@@ -49,25 +49,37 @@ int datum_imp_wbf(double diff)
     return diff < 0 ? -band : band;
 }
 
-/* Linear scale of the exact non-negative x/den. Between two midpoints the
- * value is (x + c*den) / (w*den) with integers c and w, so the double result
- * is one correctly rounded division. */
+/* The linear scale's segments: below 45 (0), between kBoundary[i] and
+ * kBoundary[i+1] (i = 1..19), from 2495 (20). On segment s the value of
+ * x/den is (x + kSegC[s] den) / (kSegW[s] den): one correctly rounded
+ * division; kSegLow[s] its lower end (0 for the first). */
+enum { SEGMENTS = 21 };
+static const int64_t kSegLow[SEGMENTS] = {0,   45,  85,  125,  165,  215,  265,
+                                          315, 365, 425, 495,  595,  745,  895,
+                                          1095, 1295, 1495, 1745, 1995, 2245, 2495};
+static const int64_t kSegW[SEGMENTS] = {30, 40, 40, 40, 50, 50, 50, 50, 60, 70, 100,
+                                        150, 150, 200, 200, 200, 250, 250, 250, 250, 500};
+static const int64_t kSegC[SEGMENTS] = {0,    15,   15,   15,   60,   60,   60,
+                                        60,   145,  240,  555,  1130, 1130, 1805,
+                                        1805, 1805, 2630, 2630, 2630, 2630, 7755};
+
+/* Linear scale of the exact non-negative x/den. The segment comes from the
+ * WBF band of x/den (segment = band - 1 within 0..20) at a floating-point
+ * estimate of floor(x / (5 den)) (off by one at most; one_fifth_den is
+ * 1 / (5 den)), then is settled by exact comparisons; no branch on the
+ * segment itself (the rows of a field lie on all of them). */
 static inline double linear_magnitude(int64_t x, int64_t den, double one_fifth_den)
 {
-    if (x < 45 * den) return (double)x / (double)(30 * den);
-    if (x >= 2495 * den) return (double)(x + 7755 * den) / (double)(500 * den);
-    /* kBoundary[i] <= x/den < kBoundary[i+1], 1 <= i <= 19: the WBF band of
-     * x/den less one, from the table at a floating-point estimate of
-     * floor(x / (5 den)) (off by one at most; one_fifth_den is 1 / (5 den)),
-     * then settled exactly. */
+    /* band - 1 within 0..20, from a table: a clamp compiles to branches */
+    static const uint8_t kSegOfBand[DATUM_WBF_BANDS + 1] = {0,  0,  1,  2,  3,  4,  5,  6,  7,
+                                                            8,  9,  10, 11, 12, 13, 14, 15, 16,
+                                                            17, 18, 19, 20, 20, 20, 20};
     double fifths = (double)x * one_fifth_den;
-    int i = datum_wbf_band_of_fifths(fifths < DATUM_WBF_FIFTHS ? (int64_t)fifths : DATUM_WBF_FIFTHS) - 1;
-    i = i < 1 ? 1 : i > 19 ? 19 : i;
-    while (i > 1 && x < kBoundary[i] * den) i--;
-    while (x >= kBoundary[i + 1] * den) i++;
-    int64_t w = kBoundary[i + 1] - kBoundary[i];
-    int64_t c = (2 * i + 1) * w / 2 - kBoundary[i]; /* value i + 0.5 at kBoundary[i] */
-    return (double)(x + c * den) / (double)(w * den);
+    int64_t s = kSegOfBand[datum_wbf_band_of_fifths(fifths < DATUM_WBF_FIFTHS ? (int64_t)fifths
+                                                                              : DATUM_WBF_FIFTHS)];
+    while (x < kSegLow[s] * den) s--; /* kSegLow[0] is 0: never below */
+    while ((s < SEGMENTS - 1) & (x >= kSegLow[s < SEGMENTS - 1 ? s + 1 : s] * den)) s++;
+    return (double)(x + kSegC[s] * den) / (double)(kSegW[s] * den);
 }
 
 /* datum_imp_ratio, one_fifth_den given (1 / (5 den)). */

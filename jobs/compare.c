@@ -41,6 +41,7 @@ typedef struct {
     uint32_t event, n_pairs;
     int32_t date;
     uint64_t sampled;
+    uint32_t numbers;   /* bit i: method i's NS and EW figures of the event are all numbers */
     pair_stat *pairs;   /* n(n-1)/2 (by event) */
     truth_stat *truth;  /* n (by event, with the truth) */
     cont_stat *cont;    /* n x KINDS */
@@ -55,6 +56,7 @@ typedef struct {
     int32_t *slot; /* per archive pair: its slot in the event, -1 */
     size_t cap;
     uint32_t *pairs, *idx, *tmp, *order, *affected;
+    uint32_t *identity; /* identity[j] = j */
     double *sum, *top, *value, *newvalue, *x, *y, *truth;
     int32_t *mid2; /* m + 1 rankings (the truth last) x cap: twice the mid-rank, 0: not ranked */
     uint32_t *rslot; /* per row of the event: its NS pair's first cell of sum, top and
@@ -65,6 +67,8 @@ typedef struct {
     uint32_t *by_rank; /* the last ranking's pairs, best first (by_rank_n of them) */
     size_t by_rank_n;
     void *work;
+    unsigned char *kernels; /* datum_pass_score_range's scratch */
+    size_t kernels_cap;
 } scratch;
 
 /* A perturbed copy of a sampled field, for the kernels. */
@@ -302,13 +306,43 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
 enum { JOINT_TAU_MAX = 256 };
 _Static_assert(JOINT_TAU_MAX <= COMPARE_TAU_BLOCK + 1, "compare_tau_b_ranks_all takes the groups");
 
-/* The bin of a rank change d: 0, 1, 2, 3, 4-5, 6-10, 11-20, more. From a
- * table: the changes are irregular, a chain of tests would be mispredicted. */
-static int bin_of(uint32_t d)
+/* The bin of a rank change |a - b|: 0, 1, 2, 3, 4-5, 6-10, 11-20, more.
+ * From a table: the changes are irregular, a chain of tests would be
+ * mispredicted. */
+static int bin_of(uint32_t a, uint32_t b)
 {
     static const uint8_t kBin[22] = {0, 1, 2, 3, 4, 4, 5, 5, 5, 5, 5,
                                      6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7};
-    return kBin[d < 21 ? d : 21];
+    int64_t diff = (int64_t)a - (int64_t)b, sign = diff >> 63; /* |a - b| and its cap by masks */
+    uint64_t d = (uint64_t)((diff ^ sign) - sign), over = (uint64_t)0 - (uint64_t)(d > 21);
+    return kBin[(d & ~over) | (21 & over)];
+}
+
+/* Groups up to this many pairs get Spearman's rho in integers: |difference|
+ * <= k, so every sum of products is at most k^3 <= 2^51. */
+enum { INTEGER_SPEARMAN_MAX = 1 << 17 };
+
+/* Spearman's rho of two rankings of the same k pairs, listed in at[], from
+ * their twice-mid-ranks ra and rb: the Pearson correlation of the ranks,
+ * compare_pearson's figure bit for bit (for k <= INTEGER_SPEARMAN_MAX: its
+ * mean is then exactly k + 1 and every difference, product and partial sum
+ * an integer below 2^53, so its sums in doubles are these sums in integers),
+ * without converting the ranks or a second pass. */
+static double spearman_of_ranks(uint32_t k, const uint32_t *at, const int32_t *ra, const int32_t *rb,
+                                double *xa, double *xb)
+{
+    if (k > INTEGER_SPEARMAN_MAX) {
+        for (uint32_t t = 0; t < k; t++) xa[t] = ra[at[t]], xb[t] = rb[at[t]];
+        return compare_pearson(k, xa, xb);
+    }
+    int64_t mean = (int64_t)k + 1, sxy = 0, sxx = 0, syy = 0;
+    for (uint32_t t = 0; t < k; t++) {
+        int64_t dx = ra[at[t]] - mean, dy = rb[at[t]] - mean;
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    return k >= 2 && sxx > 0 && syy > 0 ? (double)sxy / sqrt((double)sxx * (double)syy) : NAN;
 }
 
 /* Spearman and Kendall tau-b of two rankings over the k pairs listed in
@@ -320,18 +354,37 @@ static void correlate(uint32_t k, const uint32_t *at, int same, const int32_t *r
 {
     double *xa = s->x, *xb = s->y;
     if (same) {
+        *spearman = spearman_of_ranks(k, at, ra, rb, xa, xb);
+        if (known_kendall) {
+            *kendall = *known_kendall;
+            return;
+        }
         int32_t *ia = (int32_t *)s->order, *ib = (int32_t *)s->tmp;
         for (uint32_t t = 0; t < k; t++) ia[t] = ra[at[t]], ib[t] = rb[at[t]], xa[t] = ia[t], xb[t] = ib[t];
-        *spearman = compare_pearson(k, xa, xb);
-        *kendall = known_kendall  ? *known_kendall
-                   : k <= 64 ? compare_tau_b_ranks(k, ia, ib)
-                             : datum_kendall_tau_b(k, xa, xb, s->work);
+        *kendall = k <= 64 ? compare_tau_b_ranks(k, ia, ib) : datum_kendall_tau_b(k, xa, xb, s->work);
         return;
     }
     for (uint32_t t = 0; t < k; t++) xa[t] = va[at[t]], xb[t] = vb[at[t]];
     *spearman = datum_spearman(k, xa, xb, s->work);
     for (uint32_t t = 0; t < k; t++) xa[t] = va[at[t]], xb[t] = vb[at[t]];
     *kendall = datum_kendall_tau_b(k, xa, xb, s->work);
+}
+
+/* The pairs j < n ranked by both of two rankings (ordinals oa and ob,
+ * ranking ka and kb of them): how many, and *at their list, s->identity
+ * when both rank all n (the usual case: no list built), else s->affected. */
+static uint32_t common_pairs(size_t n, const uint32_t *oa, const uint32_t *ob, uint32_t ka,
+                             uint32_t kb, scratch *s, const uint32_t **at)
+{
+    if (ka == n && kb == n) {
+        *at = s->identity;
+        return (uint32_t)n;
+    }
+    uint32_t k = 0;
+    for (size_t j = 0; j < n; j++)
+        if (oa[j] && ob[j]) s->affected[k++] = (uint32_t)j;
+    *at = s->affected;
+    return k;
 }
 
 /* The statistics of methods a and b over pairs j < n ranked by both. */
@@ -343,27 +396,29 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
     memset(out, 0, sizeof *out);
     out->spearman = out->kendall = out->topk = NAN;
     out->winner = out->podium = -1;
-    uint32_t k = 0;
-    for (size_t j = 0; j < n; j++)
-        if (oa[j] && ob[j]) s->affected[k++] = (uint32_t)j;
+    const uint32_t *at;
+    uint32_t k = common_pairs(n, oa, ob, ka, kb, s, &at);
     out->common = k;
     if (k < 2) return;
     int same = k == ka && k == kb;
-    correlate(k, s->affected, same, ma, mb, va, vb, s, same ? known_kendall : NULL, &out->spearman,
+    correlate(k, at, same, ma, mb, va, vb, s, same ? known_kendall : NULL, &out->spearman,
               &out->kendall);
     /* Ordinal ranks among the common pairs: each method's own when they
-     * rank the same pairs, else their order among the common ones. */
-    uint32_t *ca = (uint32_t *)s->y, *cb = ca + s->cap; /* y: cap doubles, free now */
-    for (int side = 0; side < 2; side++) {
+     * rank the same pairs (no copy when they rank all), else their order
+     * among the common ones. */
+    uint32_t *common_rank = (uint32_t *)s->y; /* y: cap doubles, free now */
+    const uint32_t *ca = oa, *cb = ob;
+    for (int side = 0; side < 2 && at != s->identity; side++) {
         const uint32_t *o = side ? ob : oa;
-        uint32_t *cr = side ? cb : ca;
+        uint32_t *cr = common_rank + (side ? s->cap : 0);
         if (same) {
-            for (uint32_t t = 0; t < k; t++) cr[t] = o[s->affected[t]];
-            continue;
+            for (uint32_t t = 0; t < k; t++) cr[t] = o[at[t]];
+        } else {
+            for (uint32_t t = 0; t < k; t++) s->x[t] = (double)o[at[t]], s->idx[t] = t;
+            compare_sort_by(k, s->x, s->idx, s->tmp);
+            for (uint32_t p = 0; p < k; p++) cr[s->idx[p]] = p + 1;
         }
-        for (uint32_t t = 0; t < k; t++) s->x[t] = (double)o[s->affected[t]], s->idx[t] = t;
-        compare_sort_by(k, s->x, s->idx, s->tmp);
-        for (uint32_t p = 0; p < k; p++) cr[s->idx[p]] = p + 1;
+        *(side ? &cb : &ca) = cr;
     }
     uint32_t top3 = 0, topk = 0, kk = (uint32_t)c->opt.top_k;
     out->winner = 0;
@@ -371,7 +426,7 @@ static void compare_two(const datum_compare *c, size_t n, const double *va, cons
         if (ca[t] == 1 && cb[t] != 1) out->winner = 1;
         top3 += (ca[t] <= 3) & (cb[t] <= 3); /* &, not &&: no branch */
         topk += (ca[t] <= kk) & (cb[t] <= kk);
-        out->hist[bin_of(ca[t] > cb[t] ? ca[t] - cb[t] : cb[t] - ca[t])]++;
+        out->hist[bin_of(ca[t], cb[t])]++;
     }
     if (k >= 4) out->podium = top3 != 3;
     if (k > kk) out->topk = (double)topk / (double)kk;
@@ -411,12 +466,10 @@ static void group_stats(const datum_compare *c, size_t n, const double *value,
     uint32_t *tord = s->ordinal + m * s->cap;
     int32_t *tmid = s->mid2 + m * s->cap;
     for (size_t i = 0; i < m; i++) {
-        const uint32_t *oi = s->ordinal + i * s->cap;
-        uint32_t k = 0;
-        for (size_t j = 0; j < n; j++)
-            if (oi[j] && tord[j]) s->affected[k++] = (uint32_t)j;
+        const uint32_t *at;
+        uint32_t k = common_pairs(n, s->ordinal + i * s->cap, tord, ranked[i], ranked[m], s, &at);
         int same = k == ranked[i] && k == ranked[m];
-        correlate(k, s->affected, same, s->mid2 + i * s->cap, tmid, value + i * n, truth, s,
+        correlate(k, at, same, s->mid2 + i * s->cap, tmid, value + i * n, truth, s,
                   same ? KNOWN_TAU(i, m) : NULL, &ts[i].spearman, &ts[i].kendall);
     }
 #undef KNOWN_TAU
@@ -437,11 +490,12 @@ static void scratch_free(scratch *s)
 {
     datum_free(s->slot);
     datum_free(s->pairs); datum_free(s->idx); datum_free(s->tmp); datum_free(s->order);
-    datum_free(s->affected); datum_free(s->sum); datum_free(s->top); datum_free(s->value);
+    datum_free(s->affected); datum_free(s->identity); datum_free(s->sum); datum_free(s->top); datum_free(s->value);
     datum_free(s->newvalue); datum_free(s->mid2); datum_free(s->rslot); datum_free(s->x); datum_free(s->y);
     datum_free(s->truth); datum_free(s->boards); datum_free(s->ordinal); datum_free(s->signs);
     datum_free(s->by_rank);
     datum_free(s->work);
+    datum_free(s->kernels);
     memset(s, 0, sizeof *s);
 }
 
@@ -465,6 +519,7 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->tmp = datum_malloc(ctx, cap, sizeof *s->tmp);
     s->order = datum_malloc(ctx, cap, sizeof *s->order);
     s->affected = datum_malloc(ctx, cap, sizeof *s->affected);
+    s->identity = datum_malloc(ctx, cap, sizeof *s->identity);
     s->sum = datum_malloc(ctx, cap * m, sizeof *s->sum);
     s->top = datum_malloc(ctx, cap * m, sizeof *s->top);
     s->boards = datum_malloc(ctx, cap * m, sizeof *s->boards);
@@ -479,10 +534,11 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->work = datum_malloc(ctx, datum_rank_work_size(cap), 1);
     s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_BLOCK, sizeof *s->signs);
     s->by_rank = datum_malloc(ctx, cap, sizeof *s->by_rank);
-    if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->sum || !s->top ||
-        !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal || !s->x || !s->y ||
-        !s->truth || !s->work || !s->signs || !s->by_rank)
+    if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->identity || !s->sum ||
+        !s->top || !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal ||
+        !s->x || !s->y || !s->truth || !s->work || !s->signs || !s->by_rank)
         return DATUM_E_NOMEM;
+    for (size_t j = 0; j < cap; j++) s->identity[j] = (uint32_t)j;
     return DATUM_OK;
 }
 
@@ -510,6 +566,7 @@ static inline double figure(int mp, double sum, int64_t boards, double top)
 
 typedef struct {
     datum_compare *c;
+    const datum_pass *pass;
     const datum_chunk *k;
     rows_of rows[MAXM];
     const double *p_ns[MAXM], *p_ew[MAXM], *p_top[MAXM];
@@ -652,27 +709,28 @@ static void imp_totals(const rows_of *o, uint64_t r0, uint64_t r1, size_t i, scr
 }
 
 /* The totals of imp_totals for the methods fast[0..n_fast), whose NS
- * figures of the event's rows are all numbers: one pass over the rows for all
- * of them (each row's cells found once), no test per row, each pair's boards
+ * figures of the event's rows are all numbers: no test per row, each pair's boards
  * its rows (rows_of_pair, per slot of the n). The additions are those of
  * imp_totals, in the same order. An EW figure that is NaN (none of the
  * kernels gives one beside a number, but the pass does not promise it) makes
- * its pair's sum NaN: that method is then summed again by imp_totals. */
-static void imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, const size_t *fast,
-                               size_t n_fast, size_t n, const uint32_t *rows_of_pair, scratch *s)
+ * its pair's sum NaN: that method is then summed again by imp_totals.
+ * Returns the methods (bit i) whose NS and EW figures were all numbers. */
+static uint32_t imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, const size_t *fast,
+                                   size_t n_fast, size_t n, const uint32_t *rows_of_pair, scratch *s)
 {
+    uint32_t numbers = 0;
     size_t m = j->c->n;
     double *sum = s->sum;
     const uint32_t *cell = s->rslot - 2 * r0;
-    const double *ns_of[MAXM], *ew_of[MAXM];
-    for (size_t u = 0; u < n_fast; u++) ns_of[u] = j->rows[fast[u]].ns, ew_of[u] = j->rows[fast[u]].ew;
-    for (uint64_t r = r0; r < r1; r++) {
-        double *sa = sum + cell[2 * r], *sb = sum + cell[2 * r + 1];
-        for (size_t u = 0; u < n_fast; u++) {
-            double ns = ns_of[u][r], ew = ew_of[u] ? ew_of[u][r] : 0.0 - ns;
-            sa[fast[u]] += ns;
-            sb[fast[u]] += ew;
-        }
+    /* Method by method: a short loop without a lookup per method and row
+     * (each cell still gets its rows in row order). */
+    for (size_t u = 0; u < n_fast; u++) {
+        double *col = sum + fast[u];
+        const double *ns = j->rows[fast[u]].ns, *ew = j->rows[fast[u]].ew;
+        if (ew)
+            for (uint64_t r = r0; r < r1; r++) col[cell[2 * r]] += ns[r], col[cell[2 * r + 1]] += ew[r];
+        else
+            for (uint64_t r = r0; r < r1; r++) col[cell[2 * r]] += ns[r], col[cell[2 * r + 1]] += 0.0 - ns[r];
     }
     for (size_t u = 0; u < n_fast; u++) {
         size_t i = fast[u];
@@ -681,10 +739,14 @@ static void imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1, con
             s->boards[t * m + i] = rows_of_pair[t];
             nan |= sum[t * m + i] != sum[t * m + i];
         }
-        if (!nan) continue;
+        if (!nan) {
+            numbers |= (uint32_t)1 << i;
+            continue;
+        }
         for (size_t t = 0; t < n; t++) sum[t * m + i] = 0, s->boards[t * m + i] = 0;
         imp_totals(&j->rows[i], r0, r1, i, s);
     }
+    return numbers;
 }
 
 /* Event e of the chunk: its pairs' totals per method, its statistics (by
@@ -695,6 +757,9 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
     const datum_chunk *k = j->k;
     size_t m = c->n, f0 = c->ev_first[e], f1 = c->ev_first[e + 1];
     uint64_t r0 = k->offset[f0], r1 = k->offset[f1];
+    /* The event's Butler and cross-IMP figures, by this thread: still in its
+     * cache when they are summed, ranked and compared below. */
+    datum_pass_score_range(j->pass, k, f0, f1, s->kernels);
     /* The event's pairs, in index (name) order, and their slots. */
     size_t n = 0;
     for (uint64_t r = r0; r < r1; r++) {
@@ -749,7 +814,7 @@ static void event_work(const chunk_job *j, size_t e, scratch *s, event_out *out)
         out->fig_sum[i] = fig;
         out->fig_n[i] = figs;
     }
-    imp_totals_numbers(j, r0, r1, fast, n_fast, n, rows_of_pair, s);
+    out->numbers = imp_totals_numbers(j, r0, r1, fast, n_fast, n, rows_of_pair, s);
     /* Mean absolute difference per result, methods of the same unit. */
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++) {
@@ -972,7 +1037,7 @@ static int on_chunk(void *user, const datum_pass *pass, const datum_chunk *k)
     datum_compare *c = user;
     datum_ctx *ctx = c->ctx;
     size_t m = c->n;
-    chunk_job j = {.c = c, .k = k};
+    chunk_job j = {.c = c, .pass = pass, .k = k};
     for (size_t i = 0; i < m; i++) {
         if (c->pass_id[i] < 0) continue;
         datum_pass_rows rr;
@@ -1023,7 +1088,9 @@ static int on_chunk(void *user, const datum_pass *pass, const datum_chunk *k)
     }
     if ((rc = event_outputs(c, n_events)) < 0) return rc;
     for (int t = 0; t < c->n_scr; t++)
-        if ((rc = scratch_grow(ctx, &c->scr[t], 2 * largest_rows + 2, m, c->info.n_pairs)) < 0)
+        if ((rc = scratch_grow(ctx, &c->scr[t], 2 * largest_rows + 2, m, c->info.n_pairs)) < 0 ||
+            (rc = datum_reserve(ctx, &c->scr[t].kernels, &c->scr[t].kernels_cap,
+                                datum_pass_range_scratch_bytes(pass), 1)) < 0)
             return rc;
     double t0 = omp_get_wtime();
 #pragma omp parallel for num_threads(c->n_scr) schedule(dynamic, 16)
@@ -1063,6 +1130,18 @@ static int on_chunk(void *user, const datum_pass *pass, const datum_chunk *k)
                 if (c->pass_id[i] < 0) continue;
                 const rows_of *o = &j.rows[i];
                 int mp = c->method[i].kind == DATUM_COMPARE_MATCHPOINTS;
+                if (c->ev[e].numbers >> i & 1) { /* add_row's additions without its tests */
+                    size_t base = (size_t)g * c->info.n_pairs * m + i;
+                    double *gs = c->gsum + base;
+                    int64_t *gb = c->gboards + base;
+                    for (uint64_t r = k->offset[c->ev_first[e]]; r < k->offset[c->ev_first[e + 1]]; r++) {
+                        size_t a = (size_t)k->ns_pair[r] * m, b = (size_t)k->ew_pair[r] * m;
+                        double ns = o->ns[r];
+                        gs[a] += ns, gb[a]++;
+                        gs[b] += o->ew ? o->ew[r] : 0.0 - ns, gb[b]++;
+                    }
+                    continue;
+                }
                 for (size_t f = c->ev_first[e]; f < c->ev_first[e + 1]; f++)
                     for (uint64_t r = k->offset[f]; r < k->offset[f + 1]; r++) {
                         size_t a = ((size_t)g * c->info.n_pairs + (size_t)k->ns_pair[r]) * m + i;
@@ -1224,6 +1303,7 @@ int datum_compare_run(datum_compare *c)
     if (rc >= 0 && c->rate >= 0) rc = solve_ratings(c);
     if (rc >= 0) rc = datum_pass_set_whole_events(c->pass, 1);
     if (rc >= 0) rc = datum_pass_set_pair_totals(c->pass, 0); /* compare totals per group */
+    if (rc >= 0) rc = datum_pass_set_kernels_by_range(c->pass, 1); /* in event_work */
     if (rc >= 0)
         rc = datum_pass_set_chunk_callback(c->pass, DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR |
                                                         DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED,

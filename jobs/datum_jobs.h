@@ -353,6 +353,29 @@ int datum_pass_score_fields(datum_pass *p, int id, const datum_fields *in, const
 int datum_pass_set_chunk_callback(datum_pass *p, unsigned extra_columns, datum_pass_chunk_fn fn,
                                   void *user);
 
+/* Lets the chunk callback run the Butler and cross-IMP kernels itself, each
+ * range of fields by the thread that then reads their figures (datum
+ * compare: an event's kernels and statistics one after the other, the
+ * figures still in the core's cache): the pass no longer scores them before
+ * the callback, which must call datum_pass_score_range on every field of
+ * the chunk before it reads those methods' rows. Not across sections (the
+ * pass then scores them itself); those methods may have no outputs and the
+ * pass no pair totals (datum_pass_set_pair_totals(p, 0)), else the pass
+ * fails with DATUM_E_ARG. Returns DATUM_OK, or DATUM_E_ARG (after the run). */
+int datum_pass_set_kernels_by_range(datum_pass *p, int on);
+
+/* Inside the chunk callback of a pass with kernels by range: the bytes of
+ * scratch datum_pass_score_range needs for this chunk. */
+size_t datum_pass_range_scratch_bytes(const datum_pass *p);
+
+/* Inside the chunk callback of a pass with kernels by range: the Butler and
+ * cross-IMP methods' figures of chunk fields f0 .. f1 - 1 (c the callback's
+ * chunk), exactly those the pass would give; any thread, disjoint ranges at
+ * once; scratch: datum_pass_range_scratch_bytes, aligned for doubles, the
+ * thread's own. Nothing is allocated; it cannot fail. */
+void datum_pass_score_range(const datum_pass *p, const datum_chunk *c, uint64_t f0, uint64_t f1,
+                            void *scratch);
+
 /* Inside the chunk callback: method id's figures for the chunk's rows
  * (arrays owned by the pass, valid during the callback). Returns DATUM_OK,
  * or DATUM_E_ARG (bad id; *out zeroed). */

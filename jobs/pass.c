@@ -42,6 +42,7 @@ typedef struct {
     int64_t *boards, *ns_boards; /* ns_boards: matchpoints (a Mitchell's two rankings) */
     uint32_t *order; /* the ranking, computed on demand */
     uint32_t n_ranked;
+    int scored; /* this chunk's kernel has run (kernels_together) */
     /* Outputs. */
     datum_output *h5;
     columns col;
@@ -75,6 +76,7 @@ struct datum_pass {
     enum { READY, SLICED, DONE, FAILED } state;
     int whole_events; /* datum_pass_set_whole_events */
     int no_totals;    /* datum_pass_set_pair_totals(p, 0) */
+    int by_range;     /* datum_pass_set_kernels_by_range */
     /* A slice (datum_pass_set_fields): fields first_field .. end_field - 1;
      * with defer, the ledger of what its chunks add to the totals. */
     int sliced, defer;
@@ -91,6 +93,11 @@ struct datum_pass {
     size_t across_cap;
     char *label;
     size_t label_cap;
+    /* The Butler and cross-IMP kernels run together on a chunk (n_together
+     * of them; by_range: the caller's, largest the chunk's largest field). */
+    datum_field_kernel *together;
+    method **together_method;
+    size_t together_cap, together_method_cap, n_together, largest;
 };
 
 int datum_pass_create(datum_ctx *ctx, const char *archive_path, datum_pass **out)
@@ -153,6 +160,14 @@ int datum_pass_set_pair_totals(datum_pass *p, int on)
     if (p->state != READY)
         return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_pair_totals: the pass has run");
     p->no_totals = on == 0;
+    return DATUM_OK;
+}
+
+int datum_pass_set_kernels_by_range(datum_pass *p, int on)
+{
+    if (p->state != READY)
+        return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_kernels_by_range: the pass has run");
+    p->by_range = on != 0;
     return DATUM_OK;
 }
 
@@ -582,6 +597,12 @@ static void event_targets(const datum_chunk *k, uint32_t *target)
     }
 }
 
+/* Cross-IMP's terms as the outputs keep them (barking's are wide already). */
+static void widen_terms(uint64_t rows, const int32_t *terms, int64_t *terms_wide)
+{
+    for (uint64_t r = 0; r < rows; r++) terms_wide[r] = terms[r];
+}
+
 /* Method x's kernel (not teams) on fields `in`: per field x->datum (Butler's
  * datum, matchpoints' top), per row a and b (Butler ns_imps and ew_imps;
  * cross and barking ns_raw and ns_avg, with terms_wide; matchpoints ns_mp and
@@ -595,7 +616,7 @@ static int kernel(datum_ctx *ctx, const method *x, const datum_fields *in, const
     case KIND_BUTLER: return datum_score_fields(ctx, &x->m, in, datum, a, b);
     case KIND_CROSS:
         rc = datum_cross_fields(ctx, &x->m, in, a, b, terms);
-        for (uint64_t r = 0; rc >= 0 && r < in->offset[in->n_fields]; r++) terms_wide[r] = terms[r];
+        if (rc >= 0) widen_terms(in->offset[in->n_fields], terms, terms_wide);
         return rc;
     case KIND_BARKING: return datum_barking_fields(ctx, &x->m.scale, in, a, b, terms_wide);
     case KIND_MATCHPOINTS: return datum_matchpoint_fields(ctx, &x->mp, in, target, datum, a, b);
@@ -630,6 +651,71 @@ static void add_totals(method *x, uint64_t n_fields, const uint64_t *offset, uin
     }
 }
 
+static int together_kind(const method *x) { return x->kind == KIND_BUTLER || x->kind == KIND_CROSS; }
+
+/* Without across sections, the kernels of every Butler and cross-IMP method
+ * on chunk c at once (datum_fields_many: each field's scores read and
+ * gathered once for all of them, not once per method), and their x->scored
+ * set; with fewer than two such methods, none. With kernels by range, their
+ * list only (p->together, checked): the callback scores the fields. */
+static int kernels_together(datum_pass *p, const datum_chunk *c)
+{
+    size_t count = 0;
+    p->n_together = 0;
+    for (size_t i = 0; i < p->n; i++) p->m[i].scored = 0, count += (size_t)together_kind(&p->m[i]);
+    if (p->across || (count < 2 && !p->by_range) || count == 0) return DATUM_OK;
+    int rc = datum_reserve(p->ctx, &p->together, &p->together_cap, count, sizeof *p->together);
+    if (rc >= 0)
+        rc = datum_reserve(p->ctx, &p->together_method, &p->together_method_cap, count,
+                           sizeof *p->together_method);
+    for (size_t i = 0, t = 0; rc >= 0 && i < p->n; i++) {
+        method *x = &p->m[i];
+        if (!together_kind(x)) continue;
+        if (p->by_range && (x->h5 || x->results || x->published || !p->no_totals || p->defer))
+            return datum_ctx_fail(p->ctx, DATUM_E_ARG, "datum_pass_set_kernels_by_range: a method "
+                                  "of the pass has outputs or totals, which need its figures first");
+        if ((rc = grow(p->ctx, x, c->n_fields, c->n_rows)) < 0) break;
+        p->together_method[t] = x;
+        p->together[t++] = (datum_field_kernel){&x->m, x->kind == KIND_CROSS, x->datum, x->a, x->b,
+                                                x->terms};
+    }
+    if (rc >= 0 && p->by_range) { /* the caller scores the fields (datum_pass_score_range) */
+        rc = datum_fields_check(p->ctx, count, p->together);
+        p->n_together = rc >= 0 ? count : 0;
+        datum_fields in = {c->n_fields, c->offset, c->ns_score, c->adjusted};
+        p->largest = datum_largest_field(&in);
+    } else if (rc >= 0) {
+        datum_fields in = {c->n_fields, c->offset, c->ns_score, c->adjusted};
+        rc = datum_fields_many(p->ctx, &in, count, p->together);
+    }
+    for (size_t i = 0; rc >= 0 && i < p->n; i++) {
+        method *x = &p->m[i];
+        if (!together_kind(x)) continue;
+        if (x->kind == KIND_CROSS && !p->by_range) widen_terms(c->n_rows, x->terms, x->terms_wide);
+        x->scored = 1;
+    }
+    return rc;
+}
+
+size_t datum_pass_range_scratch_bytes(const datum_pass *p)
+{
+    return datum_fields_scratch_bytes(p->largest);
+}
+
+void datum_pass_score_range(const datum_pass *p, const datum_chunk *c, uint64_t f0, uint64_t f1,
+                            void *scratch)
+{
+    if (!p->n_together) return;
+    datum_fields in = {c->n_fields, c->offset, c->ns_score, c->adjusted};
+    datum_fields_many_range(&in, (size_t)f0, (size_t)f1, p->n_together, p->together, scratch,
+                            p->largest);
+    uint64_t r0 = c->offset[f0];
+    for (size_t t = 0; t < p->n_together; t++)
+        if (p->together[t].cross)
+            widen_terms(c->offset[f1] - r0, p->together[t].terms + r0,
+                        p->together_method[t]->terms_wide + r0);
+}
+
 /* Method x on chunk c: its kernel (on the merged fields across sections),
  * its totals (unless deferred), its outputs. */
 static int run_kernel_and_outputs(datum_pass *p, method *x, const datum_chunk *c)
@@ -641,8 +727,9 @@ static int run_kernel_and_outputs(datum_pass *p, method *x, const datum_chunk *c
     int to_event = x->kind == KIND_MATCHPOINTS && x->mp.neuberg && !x->mp.neuberg_to_field;
     if (to_event) event_targets(k, x->target);
     if (x->kind != KIND_TEAMS) {
-        rc = kernel(ctx, x, &in, to_event ? x->target : NULL, x->datum, x->a, x->b, x->terms,
-                    x->terms_wide);
+        if (!x->scored)
+            rc = kernel(ctx, x, &in, to_event ? x->target : NULL, x->datum, x->a, x->b, x->terms,
+                        x->terms_wide);
         if (rc < 0) return rc;
         unmerge(p, x);
     } else {
@@ -847,6 +934,7 @@ static int read_chunks(datum_pass *p)
         datum_chunk c;
         if ((rc = datum_chunk_reader_next(reader, &c)) < 0 || c.n_fields == 0) break;
         if (p->across && (rc = merge_chunk(p, &c)) < 0) break;
+        if ((rc = kernels_together(p, &c)) < 0) break;
         for (size_t i = 0; i < p->n && rc >= 0; i++) rc = run_chunk(p, &p->m[i], &c);
         if (rc >= 0 && p->defer) rc = ledger_add(p, &c);
         if (rc >= 0 && p->on_chunk) rc = p->on_chunk(p->user, p, &c);
@@ -995,6 +1083,8 @@ void datum_pass_free(datum_pass **p)
     datum_across_free(&q->merger);
     datum_free(q->across_field);
     datum_free(q->label);
+    datum_free(q->together);
+    datum_free(q->together_method);
     ledger_free(q);
     datum_free(q->path);
     datum_free(q);

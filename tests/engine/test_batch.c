@@ -123,6 +123,53 @@ static void test_cross_batch(void **state)
     chunk_free(&c);
 }
 
+/* datum_fields_many (several Butler and cross-IMP methods on each field at
+ * once) gives every method's figures of datum_score_fields and
+ * datum_cross_fields bit for bit, on 1 and 2 threads, adjusted rows
+ * included. */
+static void test_many_equals_one_by_one(void **state)
+{
+    test_rng rng = test_rng_seeded("many", 515);
+    chunk c = random_chunk(&rng, 2000);
+    datum_fields in = {c.n_fields, c.offset, c.score, c.adjusted};
+    const char *presets[] = {"nbb", "bastille", "par", "mean", "acbl", "bridgewx", "mean"};
+    enum { M = 7 };
+    datum_method m[M];
+    datum_field_kernel k[M];
+    double *want_d = malloc(c.n_fields * 8), *want_a = malloc(c.n_rows * 8), *want_b = malloc(c.n_rows * 8);
+    int32_t *want_t = malloc(c.n_rows * 4);
+    for (int i = 0; i < M; i++) {
+        assert_int_equal(datum_method_init(&m[i], presets[i]), DATUM_OK);
+        m[i].scale.kind = i == 1 ? DATUM_SCALE_LINEAR : DATUM_SCALE_WBF;
+        m[i].rule.rounding = i == 3 ? DATUM_ROUND_HALF_AWAY : m[i].rule.rounding;
+        m[i].rule.trim = i == 3 ? DATUM_TRIM_FIXED : m[i].rule.trim;
+        m[i].rule.trim_count = i == 3 ? 1 : 0;
+        k[i] = (datum_field_kernel){&m[i], i == 6, malloc(c.n_fields * 8), malloc(c.n_rows * 8),
+                                    malloc(c.n_rows * 8), malloc(c.n_rows * 4)};
+    }
+    for (int threads = 1; threads <= 2; threads++) {
+        datum_ctx *ctx;
+        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+        assert_int_equal(datum_ctx_set_threads(ctx, threads), DATUM_OK);
+        assert_int_equal(datum_fields_many(ctx, &in, M, k), DATUM_OK);
+        for (int i = 0; i < M; i++) {
+            if (k[i].cross) {
+                assert_int_equal(datum_cross_fields(ctx, &m[i], &in, want_a, want_b, want_t), DATUM_OK);
+                assert_memory_equal(k[i].terms, want_t, c.n_rows * 4);
+            } else {
+                assert_int_equal(datum_score_fields(ctx, &m[i], &in, want_d, want_a, want_b), DATUM_OK);
+                assert_memory_equal(k[i].datum, want_d, c.n_fields * 8);
+            }
+            assert_memory_equal(k[i].a, want_a, c.n_rows * 8);
+            assert_memory_equal(k[i].b, want_b, c.n_rows * 8);
+        }
+        datum_ctx_free(&ctx);
+    }
+    for (int i = 0; i < M; i++) free(k[i].datum), free(k[i].a), free(k[i].b), free(k[i].terms);
+    free(want_d); free(want_a); free(want_b); free(want_t);
+    chunk_free(&c);
+}
+
 /* --divisor tables: an adjusted row counts 0 among the t-1 other tables,
  * scaled by t/real; with every table played, n-1 bit for bit. */
 static void test_cross_tables_divisor(void **state)
@@ -208,6 +255,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_bit_identical_and_properties),
         cmocka_unit_test(test_cross_batch),
+        cmocka_unit_test(test_many_equals_one_by_one),
         cmocka_unit_test(test_cross_tables_divisor),
         cmocka_unit_test(test_context_errors),
         cmocka_unit_test(test_pairs_accumulate),

@@ -290,6 +290,57 @@ static void test_trimmed_means_against_sorted_reference(void **state)
     }
 }
 
+/* datum_field_datums (several rules on one field, the sum and extremes read
+ * once) gives each rule's datum_field_datum exactly: presets, fixed trims
+ * from none to deeper than its one pass takes, small-field weights,
+ * medians, percent trims and par, on fields with and without ties. */
+static void test_datums_at_once_equal_one_by_one(void **state)
+{
+    test_rng rng = test_rng_seeded("datums", 2711);
+    const char *presets[] = {"mean", "nbb", "bastille", "par", "acbl", "bridgewx"};
+    enum { RULES = 9, MAX_N = 40 };
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t count = (size_t)test_rng_range(&rng, 1, RULES), n = (size_t)test_rng_range(&rng, 0, MAX_N);
+        datum_rule rule[RULES];
+        const datum_rule *at[RULES];
+        for (size_t i = 0; i < count; i++) {
+            assert_int_equal(datum_rule_preset(&rule[i], presets[test_rng_range(&rng, 0, 5)]), DATUM_OK);
+            switch (test_rng_range(&rng, 0, 3)) {
+            case 0: break; /* the preset */
+            case 1:
+                rule[i].center = DATUM_CENTER_MEAN;
+                rule[i].trim = DATUM_TRIM_FIXED;
+                rule[i].trim_count = (int)test_rng_range(&rng, 0, 7);
+                rule[i].small_max = (int)test_rng_range(&rng, 0, 6);
+                rule[i].middle_weight = (int)test_rng_range(&rng, 1, 4);
+                break;
+            case 2:
+                rule[i].center = test_rng_range(&rng, 0, 1) ? DATUM_CENTER_MEDIAN_MEAN : DATUM_CENTER_MEDIAN_LOW;
+                break;
+            default:
+                rule[i].center = DATUM_CENTER_MEAN;
+                rule[i].trim = DATUM_TRIM_PERCENT;
+                rule[i].trim_percent = (double)test_rng_range(&rng, 0, 30);
+            }
+            rule[i].rounding = (datum_rounding)test_rng_range(&rng, 0, DATUM_ROUND_TRUNCATE);
+            assert_int_equal(datum_rule_check(&rule[i]), DATUM_OK);
+            at[i] = &rule[i];
+        }
+        int32_t s[MAX_N], work[MAX_N + 1];
+        for (size_t i = 0; i < n; i++)
+            s[i] = trial % 3 ? test_rng_score(&rng) : (int32_t)(10 * test_rng_range(&rng, -3, 3));
+        datum_value all[RULES], one;
+        datum_field_datums(count, at, s, n, work, all);
+        for (size_t i = 0; i < count; i++) {
+            datum_field_datum(&rule[i], s, n, work, &one);
+            if (all[i].num != one.num || all[i].den != one.den)
+                fail_msg("trial %d, n %zu, rule %zu: %lld/%lld, one by one %lld/%lld", trial, n, i,
+                         (long long)all[i].num, (long long)all[i].den, (long long)one.num,
+                         (long long)one.den);
+        }
+    }
+}
+
 /* Every rounding convention of a plain mean against the nearest multiples of
  * 10 found by search: the mean num/den is compared exactly with each
  * candidate 10c (|num - 10c den| in integers), the ties decided by the
@@ -357,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_empty_field_has_no_datum),
         cmocka_unit_test(test_presets_and_check),
         cmocka_unit_test(test_par_against_brute_force),
+        cmocka_unit_test(test_datums_at_once_equal_one_by_one),
         cmocka_unit_test(test_shuffling_changes_nothing),
         cmocka_unit_test(test_trimmed_means_against_sorted_reference),
     };

@@ -414,6 +414,16 @@ static void test_refusals(void **state)
     datum_ctx_clear(ctx);
     assert_int_equal(datum_pass_run(pass), DATUM_OK);
     assert_int_equal(datum_pass_run(pass), DATUM_E_ARG); /* twice */
+    assert_int_equal(datum_pass_set_kernels_by_range(pass, 1), DATUM_E_ARG); /* after the run */
+    datum_pass_free(&pass);
+    /* Kernels by range need a pass without totals: the totals would be summed
+     * before the callback has scored the fields. */
+    datum_ctx_clear(ctx);
+    assert_int_equal(datum_pass_create(ctx, in_dir("board6.h5"), &pass), DATUM_OK);
+    assert_int_equal(datum_pass_add_butler(pass, &m, NULL, &id), DATUM_OK);
+    assert_int_equal(datum_pass_set_kernels_by_range(pass, 1), DATUM_OK);
+    assert_int_equal(datum_pass_run(pass), DATUM_E_ARG);
+    assert_non_null(strstr(datum_ctx_message(ctx), "outputs or totals"));
     datum_pass_free(&pass);
     datum_ctx_free(&ctx);
 }
