@@ -156,15 +156,15 @@ void rate_number_groups(uint32_t *fg, uint8_t *tainted, const uint8_t *ofixed, u
 
 /* Builds the components, the groups, the pins (pins only in components of
  * more than dense_max pairs) and the certificate (rate_structure_certify,
- * which builds t_layout if its rules C and D run), from the unions in
- * `kept` (brought up to date with p's layouts) or from scratch (kept NULL).
- * The appearance lists (app_off, app_table) are left to
- * rate_structure_index. DATUM_OK or DATUM_E_NOMEM (s freed). */
+ * which builds t_layout if its rules C and D run; freed at the end), from
+ * the unions in `kept` (brought up to date with p's layouts) or from scratch
+ * (kept NULL). The appearance lists (app_off, app_table) and t_layout are
+ * left to rate_structure_index. DATUM_OK or DATUM_E_NOMEM (s freed). */
 int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
                          rate_unions *kept, rate_structure *s);
 /* Builds the appearance index (app_off, app_table, and t_layout if absent)
- * if not built: the assembly, peeling and the block partition need it.
- * DATUM_OK or DATUM_E_NOMEM. */
+ * if not built: peeling and the block partition need it. DATUM_OK or
+ * DATUM_E_NOMEM. */
 int rate_structure_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s);
 void rate_structure_free(rate_structure *s);
 
@@ -201,6 +201,10 @@ typedef struct {
     double norm1;           /* max column sum of |a_ij| */
 } rate_matrix;
 
+/* A of p's layouts into a (s gives the pair count only: the assembly builds
+ * its own index of the pairs' tables). Parallel by blocks of columns, the
+ * same bit for bit for any thread count. DATUM_OK or DATUM_E_NOMEM (a
+ * empty). */
 int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
                          rate_matrix *a);
 void rate_matrix_free(rate_matrix *a);

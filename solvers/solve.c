@@ -147,9 +147,7 @@ int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opti
     }
     double t0 = rate_now();
     if ((rc = rate_structure_build(ctx, p, opt.dense_max, kept, &s)) != DATUM_OK) goto done;
-    if (!given && ((rc = rate_structure_index(ctx, p, &s)) != DATUM_OK ||
-                   (rc = rate_matrix_assemble(ctx, p, &s, a)) != DATUM_OK))
-        goto done;
+    if (!given && (rc = rate_matrix_assemble(ctx, p, &s, a)) != DATUM_OK) goto done;
     st->time_assemble = rate_now() - t0;
     st->matrix_nnz = (double)a->nnz;
     count_structure(&s, st);
