@@ -272,9 +272,11 @@ static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const lay
 
 /* The blocks of columns, pass by pass: each pass places the seats of the
  * next blocks whose seats fit in SEATS_PER_PASS (at least one block), then
- * assembles them in parallel. */
+ * assembles them in parallel; in the first, one thread runs `job` first
+ * (its code into *job_rc), then joins the others. */
 static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
-                           seats *x, accumulator *work, rate_matrix *a, double *colsum)
+                           seats *x, accumulator *work, rate_matrix *a, double *colsum,
+                           const rate_side_job *job, int *job_rc)
 {
     uint32_t n = x->n, threads = x->threads;
     for (uint32_t b0 = 0, b1; b0 < a->n_blocks; b0 = b1) {
@@ -293,39 +295,51 @@ static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const la
             return DATUM_E_NOMEM;
         uint32_t j1 = b1 * RATE_BLOCK_COLS < n ? b1 * RATE_BLOCK_COLS : n;
         place_seats(p, x, b0 * RATE_BLOCK_COLS, j1);
-        int failed = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(| : failed)
-        for (uint32_t b = b0; b < b1; b++) {
-            accumulator *w = &work[omp_get_thread_num()];
-            if (assemble_block(ctx, p, info, x, b, w, &a->blocks[b], colsum + (size_t)b * RATE_BLOCK_COLS))
-                failed = 1;
+        int failed = 0, beside = job && b0 == 0;
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+        {
+            if (beside) {
+#pragma omp single nowait
+                *job_rc = job->run(ctx, job->arg);
+            }
+#pragma omp for schedule(dynamic, 1) nowait
+            for (uint32_t b = b0; b < b1; b++) {
+                accumulator *w = &work[omp_get_thread_num()];
+                if (assemble_block(ctx, p, info, x, b, w, &a->blocks[b], colsum + (size_t)b * RATE_BLOCK_COLS))
+                    failed = 1;
+            }
         }
         if (failed) return DATUM_E_NOMEM; /* recorded by the allocator */
     }
     return DATUM_OK;
 }
 
-int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
-                         rate_matrix *a)
+int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
+                                const rate_side_job *job)
 {
+    uint32_t n = p->n_pairs;
     memset(a, 0, sizeof *a);
-    a->n = s->n;
-    a->n_blocks = (s->n + RATE_BLOCK_COLS - 1) / RATE_BLOCK_COLS;
-    int threads = datum_ctx_threads(ctx);
+    a->n = n;
+    a->n_blocks = (n + RATE_BLOCK_COLS - 1) / RATE_BLOCK_COLS;
+    int threads = datum_ctx_threads(ctx), job_rc = DATUM_OK, job_ran = 0;
     a->blocks = datum_calloc(ctx, a->n_blocks, sizeof *a->blocks);
     accumulator *work = datum_calloc(ctx, (size_t)threads, sizeof *work);
-    double *colsum = datum_calloc(ctx, s->n, sizeof *colsum);
+    double *colsum = datum_calloc(ctx, n, sizeof *colsum);
     layout_info *info = datum_malloc(ctx, p->n_layouts + 1, sizeof *info);
-    seats x = {.n = s->n, .threads = (uint32_t)threads};
+    seats x = {.n = n, .threads = (uint32_t)threads};
     int rc = a->blocks && work && colsum && info ? DATUM_OK : DATUM_E_NOMEM;
     if (rc == DATUM_OK) rc = layout_infos(ctx, p, info);
     if (rc == DATUM_OK) rc = count_seats(ctx, p, &x);
     for (int t = 0; t < threads && rc == DATUM_OK; t++) {
-        work[t].acc = datum_calloc(ctx, s->n + 1, sizeof *work[t].acc); /* marks 0: no column */
-        work[t].touched = datum_malloc(ctx, s->n + 1, sizeof *work[t].touched);
+        work[t].acc = datum_calloc(ctx, n + 1, sizeof *work[t].acc); /* marks 0: no column */
+        work[t].touched = datum_malloc(ctx, n + 1, sizeof *work[t].touched);
         if (!work[t].acc || !work[t].touched) rc = DATUM_E_NOMEM;
     }
-    if (rc == DATUM_OK) rc = assemble_passes(ctx, p, info, &x, work, a, colsum);
+    if (rc == DATUM_OK && a->n_blocks > 0) {
+        rc = assemble_passes(ctx, p, info, &x, work, a, colsum, job, &job_rc);
+        job_ran = 1;
+    }
+    if (rc == DATUM_OK && job_rc != DATUM_OK) rc = job_rc;
     for (int t = 0; work && t < threads; t++) {
         datum_free(work[t].acc);
         datum_free(work[t].touched);
@@ -335,7 +349,7 @@ int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate
     seats_free(&x);
     if (rc == DATUM_OK) {
         for (uint32_t b = 0; b < a->n_blocks; b++) a->nnz += a->blocks[b].colptr[RATE_BLOCK_COLS];
-        for (uint32_t j = 0; j < s->n; j++)
+        for (uint32_t j = 0; j < n; j++)
             if (colsum[j] > a->norm1) a->norm1 = colsum[j];
     }
     datum_free(colsum);
@@ -343,7 +357,15 @@ int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate
         rate_matrix_free(a);
         return rc;
     }
-    return DATUM_OK;
+    if (job && !job_ran) job_rc = job->run(ctx, job->arg); /* no column */
+    return job_rc;
+}
+
+int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
+                         rate_matrix *a)
+{
+    (void)s;
+    return rate_matrix_assemble_beside(ctx, p, a, NULL);
 }
 
 void rate_matrix_free(rate_matrix *a)

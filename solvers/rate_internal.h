@@ -203,12 +203,26 @@ typedef struct {
     double norm1;           /* max column sum of |a_ij| */
 } rate_matrix;
 
-/* A of p's layouts into a (s gives the pair count only: the assembly builds
- * its own index of the pairs' tables). Parallel by blocks of columns, the
- * same bit for bit for any thread count. DATUM_OK or DATUM_E_NOMEM (a
- * empty). */
+/* A of p's layouts into a. s is not read (its pair count is p's): the
+ * assembly builds its own index of the pairs' tables. Parallel by blocks of
+ * columns, the same bit for bit for any thread count. DATUM_OK or
+ * DATUM_E_NOMEM (a empty). */
 int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
                          rate_matrix *a);
+
+/* Work that needs p only (read) and may run beside the assembly: run(ctx,
+ * arg) returns DATUM_OK or a negative code. */
+typedef struct {
+    int (*run)(datum_ctx *ctx, void *arg);
+    void *arg;
+} rate_side_job;
+
+/* rate_matrix_assemble, with job run once by one of the threads while the
+ * others assemble the first columns (a serial job then costs no wall time
+ * of its own on several threads). Returns the assembly's failure (job then
+ * not run), else the job's code; a is freed on any failure. */
+int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
+                                const rate_side_job *job);
 void rate_matrix_free(rate_matrix *a);
 /* a = scale * a + d, d over the same pairs (a empty: a = d). Within a column,
  * a's rows keep their order and d's new rows follow in d's order. Parallel by
