@@ -22,14 +22,13 @@ double rate_weight(const datum_rate_window *w, int32_t date)
 
 static int grow_kept(datum_ctx *ctx, rate_kept *k, size_t fields, size_t rows)
 {
-    void *per_field[] = {&k->offset, &k->date, &k->datum, &k->source, &k->weight, &k->field_start,
-                         &k->field_latest};
+    void *per_field[] = {&k->offset, &k->date, &k->datum, &k->source, &k->field_start, &k->field_latest};
     size_t field_size[] = {sizeof *k->offset, sizeof *k->date, sizeof *k->datum, sizeof *k->source,
-                           sizeof *k->weight, sizeof *k->field_start, sizeof *k->field_latest};
+                           sizeof *k->field_start, sizeof *k->field_latest};
     void *per_row[] = {&k->score, &k->ns, &k->ew, &k->ns_imps, &k->ew_imps};
     size_t row_size[] = {sizeof *k->score, sizeof *k->ns, sizeof *k->ew, sizeof *k->ns_imps,
                          sizeof *k->ew_imps};
-    if (datum_reserve_all(ctx, &k->fields_cap, fields + 1, 7, per_field, field_size) != DATUM_OK)
+    if (datum_reserve_all(ctx, &k->fields_cap, fields + 1, 6, per_field, field_size) != DATUM_OK)
         return DATUM_E_NOMEM;
     return datum_reserve_all(ctx, &k->rows_cap, rows, 5, per_row, row_size);
 }
@@ -119,7 +118,7 @@ int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
 void rate_kept_free(rate_kept *k)
 {
     datum_free(k->offset); datum_free(k->date); datum_free(k->datum); datum_free(k->source);
-    datum_free(k->weight); datum_free(k->field_start); datum_free(k->field_latest);
+    datum_free(k->field_start); datum_free(k->field_latest);
     datum_free(k->score); datum_free(k->ns); datum_free(k->ew); datum_free(k->ns_imps); datum_free(k->ew_imps);
     memset(k, 0, sizeof *k);
 }
@@ -198,38 +197,6 @@ static int add_layout(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k,
     return DATUM_OK;
 }
 
-/* Adds w times kept field f's rows to r and n, for the pairs lo .. lo+span-1
- * only (the others' sums go to a scratch slot, no branch): in row order,
- * so each pair's sums are the same whoever adds them. */
-static void add_rows(double *r, double *n, const rate_kept *k, size_t f, double w, uint32_t lo,
-                     uint32_t span)
-{
-    double scratch[2] = {0, 0};
-    for (uint64_t i = k->offset[f]; i < k->offset[f + 1]; i++) {
-        uint32_t a = (uint32_t)k->ns[i], b = (uint32_t)k->ew[i];
-        double *ra = a - lo < span ? &r[a] : &scratch[0], *rb = b - lo < span ? &r[b] : &scratch[0];
-        double *na = a - lo < span ? &n[a] : &scratch[1], *nb = b - lo < span ? &n[b] : &scratch[1];
-        *ra += w * k->ns_imps[i];
-        *rb += w * k->ew_imps[i];
-        *na += w;
-        *nb += w;
-    }
-}
-
-/* Kept field f's layout and, for sign > 0, its place in the summary. */
-static int add_field_layout(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, size_t f,
-                            double w, double sign)
-{
-    int rc = add_layout(ctx, p, k, f, w);
-    if (rc != DATUM_OK || sign < 0) return rc; /* a withdrawn field is counted where it came in */
-    datum_rate_summary *s = &p->summary;
-    if (s->fields == 0 || k->date[f] < s->first_date) s->first_date = k->date[f];
-    if (s->fields == 0 || k->date[f] > s->last_date) s->last_date = k->date[f];
-    s->fields++;
-    s->rows += k->offset[f + 1] - k->offset[f];
-    return DATUM_OK;
-}
-
 int rate_problem_add_field(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, size_t f,
                            double sign)
 {
@@ -239,8 +206,20 @@ int rate_problem_add_field(datum_ctx *ctx, datum_rate_problem *p, const rate_kep
         return DATUM_OK;
     }
     w *= sign;
-    add_rows(p->r, p->n, k, f, w, 0, p->n_pairs);
-    return add_field_layout(ctx, p, k, f, w, sign);
+    for (uint64_t i = k->offset[f]; i < k->offset[f + 1]; i++) {
+        p->r[k->ns[i]] += w * k->ns_imps[i];
+        p->r[k->ew[i]] += w * k->ew_imps[i];
+        p->n[k->ns[i]] += w;
+        p->n[k->ew[i]] += w;
+    }
+    int rc = add_layout(ctx, p, k, f, w);
+    if (rc != DATUM_OK || sign < 0) return rc; /* a withdrawn field is counted where it came in */
+    datum_rate_summary *s = &p->summary;
+    if (s->fields == 0 || k->date[f] < s->first_date) s->first_date = k->date[f];
+    if (s->fields == 0 || k->date[f] > s->last_date) s->last_date = k->date[f];
+    s->fields++;
+    s->rows += k->offset[f + 1] - k->offset[f];
+    return DATUM_OK;
 }
 
 int datum_rate_problem_add(datum_ctx *ctx, datum_rate_problem *p, const datum_method *m,
@@ -254,25 +233,8 @@ int datum_rate_problem_add(datum_ctx *ctx, datum_rate_problem *p, const datum_me
     p->summary.rows_outside += k->rows_outside - outside;
     p->summary.fields_one += k->fields_one - one;
     if (rc < 0) return rc;
-    /* rate_problem_add_field for every kept field, r and n on the threads
-     * by ranges of pairs (each range's sums in row order, as one thread's). */
-    int64_t n_fields = (int64_t)k->n_fields;
-    for (int64_t f = 0; f < n_fields; f++) k->weight[f] = rate_weight(&p->window, k->date[f]);
-    uint32_t threads = k->n_rows >= KEEP_PARALLEL_ROWS ? (uint32_t)datum_ctx_threads(ctx) : 1;
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-    for (uint32_t q = 0; q < threads; q++) {
-        uint32_t lo = (uint32_t)((uint64_t)p->n_pairs * q / threads);
-        uint32_t hi = (uint32_t)((uint64_t)p->n_pairs * (q + 1) / threads);
-        for (int64_t f = 0; f < n_fields; f++)
-            if (k->weight[f] > 0) add_rows(p->r, p->n, k, (size_t)f, k->weight[f], lo, hi - lo);
-    }
-    for (size_t f = 0; f < k->n_fields; f++) {
-        if (!(k->weight[f] > 0)) { /* decayed below the smallest double: as if outside the window */
-            p->summary.rows_outside += k->offset[f + 1] - k->offset[f];
-            continue;
-        }
-        if ((rc = add_field_layout(ctx, p, k, f, k->weight[f], 1.0)) != DATUM_OK) return rc;
-    }
+    for (size_t f = 0; f < k->n_fields; f++)
+        if ((rc = rate_problem_add_field(ctx, p, k, f, 1.0)) != DATUM_OK) return rc;
     return DATUM_OK;
 }
 

@@ -30,7 +30,6 @@ typedef struct {
     size_t *source;    /* per kept field: its field in the chunk */
     int32_t *score, *ns, *ew;
     double *datum, *ns_imps, *ew_imps;
-    double *weight;         /* scratch, per kept field: its board weight */
     uint64_t *field_start;  /* scratch, per field of the chunk: its first kept row */
     int32_t *field_latest;  /* scratch, per field of the chunk: latest date kept */
     size_t fields_cap, rows_cap;
