@@ -139,70 +139,21 @@ int rate_unions_init(datum_ctx *ctx, uint32_t n, rate_unions *u)
     return DATUM_E_NOMEM;
 }
 
-/* Unites the pairs of layouts l0 .. l1-1 in fa (the layout's pairs), fo
- * (the table's two pairs) and marks their directions in seen. */
-static void unite_range(const datum_rate_problem *p, size_t l0, size_t l1, uint32_t *fa, uint32_t *fo,
-                        uint8_t *seen)
-{
-    for (size_t l = l0; l < l1; l++) {
-        uint32_t first = (uint32_t)p->t_ns[p->lay_off[l]];
-        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
-            uint32_t ns = (uint32_t)p->t_ns[t], ew = (uint32_t)p->t_ew[t];
-            unite(fa, first, ns);
-            unite(fa, first, ew);
-            unite(fo, ns, ew);
-            seen[ns] |= 1; /* bit 1: NS, bit 2: EW */
-            seen[ew] |= 2;
-        }
-    }
-}
-
 /* Unites the pairs of p's layouts not seen yet by u. */
 static void unite_layouts(const datum_rate_problem *p, rate_unions *u)
 {
-    unite_range(p, u->layouts_done, p->n_layouts, u->fa, u->fo, u->seen);
-    u->layouts_done = p->n_layouts;
-}
-
-/* The same on the context's threads: each unites a share of the layouts in
- * union-finds of its own, then they are merged into u's. A class's root is
- * its smallest pair whatever the order of the unions, so the components
- * are those of unite_layouts. DATUM_OK or DATUM_E_NOMEM (u unchanged). */
-static int unite_layouts_parallel(datum_ctx *ctx, const datum_rate_problem *p, rate_unions *u)
-{
-    uint32_t n = u->n, threads = (uint32_t)datum_ctx_threads(ctx);
-    size_t done = u->layouts_done, todo = p->n_layouts - done;
-    if (threads < 2 || todo < threads) {
-        unite_layouts(p, u);
-        return DATUM_OK;
-    }
-    uint32_t *copies = datum_malloc(ctx, (size_t)(threads - 1) * 2 * n, sizeof *copies);
-    uint8_t *seen = datum_malloc(ctx, (size_t)(threads - 1) * n, 1);
-    if (!copies || !seen) {
-        datum_free(copies);
-        datum_free(seen);
-        return DATUM_E_NOMEM;
-    }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-    for (uint32_t q = 0; q < threads; q++) {
-        uint32_t *fa = q ? copies + (size_t)(q - 1) * 2 * n : u->fa, *fo = q ? fa + n : u->fo;
-        uint8_t *marks = q ? seen + (size_t)(q - 1) * n : u->seen;
-        if (q) {
-            for (uint32_t i = 0; i < n; i++) fa[i] = fo[i] = i;
-            memset(marks, 0, n);
+    for (size_t l = u->layouts_done; l < p->n_layouts; l++) {
+        uint32_t first = (uint32_t)p->t_ns[p->lay_off[l]];
+        for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+            uint32_t ns = (uint32_t)p->t_ns[t], ew = (uint32_t)p->t_ew[t];
+            unite(u->fa, first, ns);
+            unite(u->fa, first, ew);
+            unite(u->fo, ns, ew);
+            u->seen[ns] |= 1; /* bit 1: NS, bit 2: EW */
+            u->seen[ew] |= 2;
         }
-        unite_range(p, done + todo * q / threads, done + todo * (q + 1) / threads, fa, fo, marks);
-    }
-    for (uint32_t q = 1; q < threads; q++) {
-        uint32_t *fa = copies + (size_t)(q - 1) * 2 * n;
-        rate_unite_roots(u->fa, fa, n);
-        rate_unite_roots(u->fo, fa + n, n);
-        for (uint32_t i = 0; i < n; i++) u->seen[i] |= seen[(size_t)(q - 1) * n + i];
     }
     u->layouts_done = p->n_layouts;
-    datum_free(copies);
-    datum_free(seen);
-    return DATUM_OK;
 }
 
 /* Components of A (pairs sharing a field) and of the opponent graph, from
@@ -216,11 +167,11 @@ static int build_components(datum_ctx *ctx, const datum_rate_problem *p, rate_st
     s->acomp = datum_malloc(ctx, s->n, sizeof *s->acomp);
     s->ocomp = datum_malloc(ctx, s->n, sizeof *s->ocomp);
     s->sign = datum_calloc(ctx, s->n, sizeof *s->sign);
-    if (rc != DATUM_OK || !s->acomp || !s->ocomp || !s->sign ||
-        unite_layouts_parallel(ctx, p, u) != DATUM_OK) {
+    if (rc != DATUM_OK || !s->acomp || !s->ocomp || !s->sign) {
         rate_unions_free(&fresh);
         return DATUM_E_NOMEM;
     }
+    unite_layouts(p, u);
     for (uint32_t j = 0; j < s->n; j++)
         s->sign[j] = u->seen[j] == 1 ? 1 : u->seen[j] == 2 ? -1 : 0;
     s->n_acomp = number_roots(u->fa, s->n, rated, s->acomp);
