@@ -13,13 +13,13 @@
  * of a Mitchell: North-South stay, East-West move) form one group whose
  * k add up: the column adds the group's g once, not once per round.
  * A column reads its pair's seats (layout, opponent: a counting sort of the
- * tables by pair, built here in passes of at most SEATS_PER_PASS seats) and
+ * tables by pair, built here in a few passes of bounded size) and
  * one record per layout (its coefficients and its group's tables), so that
  * each seat costs one cache miss, not one per array it needs.
  * Columns go in fixed blocks of RATE_BLOCK_COLS; each block's output is kept
  * by itself (no atomics, no concatenation), so the matrix is the same bit for
  * bit whatever the thread count. Work: sum over groups of (2L)^2 and over
- * tables of 4; memory: 12 bytes per entry of A plus 20 bytes per pair and
+ * tables of 4; memory: 12 bytes per entry of A plus 28 bytes per pair and
  * thread, 24 per layout and 8 per seat of a pass.
  */
 #include "rate_internal.h"
@@ -133,10 +133,11 @@ typedef struct {
     uint64_t seats_cap;
 } seats;
 
-/* A pass holds at most this many seats (8 bytes each: 256 MiB), so that
- * the index takes a bounded memory whatever the archive; each pass reads
- * every table once more, in order. */
+/* A pass holds at most this many seats (8 bytes each: 256 MiB), or a
+ * quarter of them when that is more: the index takes a bounded memory, and
+ * each pass (about four at most) reads every table once more, in order. */
 #define SEATS_PER_PASS ((uint64_t)1 << 25)
+#define SEAT_PASSES 4
 
 static void layout_range(const datum_rate_problem *p, uint32_t q, uint32_t threads, size_t *l0,
                          size_t *l1)
@@ -271,7 +272,7 @@ static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const lay
 }
 
 /* The blocks of columns, pass by pass: each pass places the seats of the
- * next blocks whose seats fit in SEATS_PER_PASS (at least one block), then
+ * next blocks whose seats fit in the pass (at least one block), then
  * assembles them in parallel; in the first, one thread runs `job` first
  * (its code into *job_rc), then joins the others. */
 static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
@@ -279,6 +280,9 @@ static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const la
                            const rate_side_job *job, int *job_rc)
 {
     uint32_t n = x->n, threads = x->threads;
+    uint64_t all = 0, per_pass;
+    for (size_t e = 0; e < (size_t)threads * (n + 1); e++) all += x->count[e];
+    per_pass = all / SEAT_PASSES > SEATS_PER_PASS ? all / SEAT_PASSES : SEATS_PER_PASS;
     for (uint32_t b0 = 0, b1; b0 < a->n_blocks; b0 = b1) {
         uint64_t pass_seats = 0;
         for (b1 = b0; b1 < a->n_blocks; b1++) {
@@ -286,7 +290,7 @@ static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const la
             uint32_t j1 = (b1 + 1) * RATE_BLOCK_COLS < n ? (b1 + 1) * RATE_BLOCK_COLS : n;
             for (uint32_t j = b1 * RATE_BLOCK_COLS; j < j1; j++)
                 for (uint32_t q = 0; q < threads; q++) block_seats += x->count[(size_t)q * (n + 1) + j];
-            if (b1 > b0 && pass_seats + block_seats > SEATS_PER_PASS) break;
+            if (b1 > b0 && pass_seats + block_seats > per_pass) break;
             pass_seats += block_seats;
         }
         void *arrays[] = {&x->seats};
