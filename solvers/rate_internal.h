@@ -219,8 +219,12 @@ typedef struct {
 
 /* rate_matrix_assemble, with job run once by one of the threads while the
  * others assemble the first columns (a serial job then costs no wall time
- * of its own on several threads). Returns the assembly's failure (job then
- * not run), else the job's code; a is freed on any failure. */
+ * of its own on several threads; its own parallel loops run on its thread
+ * only, OpenMP's nested regions being inactive unless the environment
+ * enables them, and give the same results either way). Returns the
+ * assembly's failure, the job then run or not (what it built is the
+ * caller's to free either way), else the job's code; a is freed on any
+ * failure. */
 int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
                                 const rate_side_job *job);
 void rate_matrix_free(rate_matrix *a);
