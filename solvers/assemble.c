@@ -12,11 +12,15 @@
  * pairs only, so consecutive layouts with the same signed pairs (the rounds
  * of a Mitchell: North-South stay, East-West move) form one group whose
  * k add up: the column adds the group's g once, not once per round.
+ * A column reads its pair's seats (layout, opponent: a counting sort of the
+ * tables by pair, built here in a few passes of bounded size) and
+ * one record per layout (its coefficients and its group's tables), so that
+ * each seat costs one cache miss, not one per array it needs.
  * Columns go in fixed blocks of RATE_BLOCK_COLS; each block's output is kept
  * by itself (no atomics, no concatenation), so the matrix is the same bit for
  * bit whatever the thread count. Work: sum over groups of (2L)^2 and over
- * tables of 4; memory: 12 bytes per entry of A plus 20 bytes per pair and
- * thread, and 12 per layout.
+ * tables of 4; memory: 12 bytes per entry of A plus 28 bytes per pair and
+ * thread, 24 per layout and 8 per seat of a pass.
  */
 #include "rate_internal.h"
 
@@ -48,96 +52,186 @@ static inline void add(accumulator *w, int32_t stamp, uint32_t *count, int32_t i
     }
 }
 
-/* Groups of consecutive layouts with the same signed pairs: group[l] is the
- * first layout of l's group, and sum_k[first] the sum of w/(L-1) over the
- * group. */
+/* What a column needs of layout l, in one place (a pair's layouts are far
+ * apart: one cache miss for all of it): its table coefficient w + w/(L-1),
+ * and its group's first table, table count and sum of w/(L-1). Groups are
+ * runs of consecutive layouts with the same signed pairs. */
 typedef struct {
-    uint32_t *group;
-    double *sum_k;
-} layout_groups;
+    double coef;
+    double group_k;
+    uint32_t group_start, group_len;
+} layout_info;
 
-static int group_layouts(datum_ctx *ctx, const datum_rate_problem *p, layout_groups *g)
+static int layout_infos(datum_ctx *ctx, const datum_rate_problem *p, layout_info *info)
 {
     size_t nl = p->n_layouts;
-    g->group = datum_malloc(ctx, nl ? nl : 1, sizeof *g->group);
-    g->sum_k = datum_malloc(ctx, nl ? nl : 1, sizeof *g->sum_k);
     /* Per pair: the group it was last seen in (+1) and its side there. */
     uint32_t *seen = datum_calloc(ctx, (size_t)p->n_pairs + 1, sizeof *seen);
     int8_t *side = datum_malloc(ctx, (size_t)p->n_pairs + 1, sizeof *side);
-    int rc = g->group && g->sum_k && seen && side ? DATUM_OK : DATUM_E_NOMEM;
+    if (!seen || !side) {
+        datum_free(seen);
+        datum_free(side);
+        return DATUM_E_NOMEM;
+    }
     uint32_t current = 0;
-    for (size_t l = 0; rc == DATUM_OK && l < nl; l++) {
+    for (size_t l = 0; l < nl; l++) {
         uint64_t first = p->lay_off[l], last = p->lay_off[l + 1];
         double k = p->lay_w[l] / (double)(last - first - 1);
+        info[l].coef = p->lay_w[l] + k;
         int same = l > 0 && last - first == p->lay_off[current + 1] - p->lay_off[current];
         for (uint64_t t = first; same && t < last; t++)
             same = seen[p->t_ns[t]] == current + 1 && side[p->t_ns[t]] == 1 &&
                    seen[p->t_ew[t]] == current + 1 && side[p->t_ew[t]] == -1;
         if (same) {
-            g->group[l] = current;
-            g->sum_k[current] += k;
+            info[current].group_k += k;
+            info[l].group_start = UINT32_MAX; /* not a group's first: filled below */
             continue;
         }
         current = (uint32_t)l;
-        g->group[l] = current;
-        g->sum_k[current] = k;
+        info[l].group_k = k;
+        info[l].group_start = (uint32_t)first;
+        info[l].group_len = (uint32_t)(last - first);
         for (uint64_t t = first; t < last; t++) {
             seen[p->t_ns[t]] = seen[p->t_ew[t]] = current + 1;
             side[p->t_ns[t]] = 1;
             side[p->t_ew[t]] = -1;
         }
     }
+    /* Every layout of a group gets its first layout's table range and sum
+     * (a table index fits in 32 bits: add_layout refuses more tables). */
+    for (size_t l = 0, head = 0; l < nl; l++) {
+        if (info[l].group_start != UINT32_MAX) {
+            head = l;
+            continue;
+        }
+        info[l].group_start = info[head].group_start;
+        info[l].group_len = info[head].group_len;
+        info[l].group_k = info[head].group_k;
+    }
     datum_free(seen);
     datum_free(side);
-    return rc;
+    return DATUM_OK;
 }
 
-static void layout_groups_free(layout_groups *g)
+/* One seat of a pair, in the pair's table order: the layout, and the
+ * opponent (~opponent when the pair sat East-West). */
+typedef struct {
+    uint32_t layout;
+    int32_t other;
+} seat;
+
+/* The pairs' seats by ranges of pairs (a counting sort of the tables):
+ * count[q][j] is how many seats pair j has among the layouts of range q
+ * (ranges: a fixed split of the layouts by thread), turned into where they
+ * go for the pairs of the pass. A pair's seats are in table order whatever
+ * the split, so the result does not depend on the thread count. */
+typedef struct {
+    uint32_t n, threads;
+    uint64_t *count;        /* threads x (n + 1) */
+    uint64_t *off;          /* n + 1: pair j's seats start at off[j] in its pass */
+    seat *seats;
+    uint64_t seats_cap;
+} seats;
+
+/* A pass holds at most this many seats (8 bytes each: 256 MiB), or a
+ * quarter of them when that is more: the index takes a bounded memory, and
+ * each pass (about four at most) reads every table once more, in order. */
+#define SEATS_PER_PASS ((uint64_t)1 << 25)
+#define SEAT_PASSES 4
+
+static void layout_range(const datum_rate_problem *p, uint32_t q, uint32_t threads, size_t *l0,
+                         size_t *l1)
 {
-    datum_free(g->group);
-    datum_free(g->sum_k);
+    *l0 = p->n_layouts * q / threads;
+    *l1 = p->n_layouts * (q + 1) / threads;
 }
+
+/* Pairs j0 .. j1-1's seats into x->seats, x->off[j0 .. j1] from 0. */
+static void place_seats(const datum_rate_problem *p, seats *x, uint32_t j0, uint32_t j1)
+{
+    uint32_t n = x->n, threads = x->threads;
+    uint64_t at = 0;
+    for (uint32_t j = j0; j < j1; j++) { /* where each range's seats of pair j start */
+        x->off[j] = at;
+        for (uint32_t q = 0; q < threads; q++) {
+            uint64_t *c = &x->count[(size_t)q * (n + 1) + j], k = *c;
+            *c = at;
+            at += k;
+        }
+    }
+    x->off[j1] = at;
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (uint32_t q = 0; q < threads; q++) {
+        uint64_t *next = x->count + (size_t)q * (n + 1);
+        size_t l0, l1;
+        layout_range(p, q, threads, &l0, &l1);
+        for (size_t l = l0; l < l1; l++)
+            for (uint64_t t = p->lay_off[l]; t < p->lay_off[l + 1]; t++) {
+                uint32_t ns = (uint32_t)p->t_ns[t], ew = (uint32_t)p->t_ew[t];
+                if (ns - j0 < j1 - j0) x->seats[next[ns]++] = (seat){(uint32_t)l, (int32_t)ew};
+                if (ew - j0 < j1 - j0) x->seats[next[ew]++] = (seat){(uint32_t)l, ~(int32_t)ns};
+            }
+    }
+}
+
+/* Counts every pair's seats by range; DATUM_OK or DATUM_E_NOMEM. */
+static int count_seats(datum_ctx *ctx, const datum_rate_problem *p, seats *x)
+{
+    uint32_t n = x->n, threads = x->threads;
+    x->count = datum_calloc(ctx, (size_t)threads * (n + 1), sizeof *x->count);
+    x->off = datum_malloc(ctx, (size_t)n + 1, sizeof *x->off);
+    if (!x->count || !x->off) return DATUM_E_NOMEM;
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (uint32_t q = 0; q < threads; q++) {
+        uint64_t *mine = x->count + (size_t)q * (n + 1);
+        size_t l0, l1;
+        layout_range(p, q, threads, &l0, &l1);
+        for (uint64_t t = p->lay_off[l0]; t < p->lay_off[l1]; t++) {
+            mine[p->t_ns[t]]++;
+            mine[p->t_ew[t]]++;
+        }
+    }
+    return DATUM_OK;
+}
+
+static void seats_free(seats *x)
+{
+    datum_free(x->count);
+    datum_free(x->off);
+    datum_free(x->seats);
+    memset(x, 0, sizeof *x);
+}
+
+/* How far ahead column() asks for the layouts of its seats, then for their
+ * groups' tables (found in the layout's information). */
+#define LAYOUTS_AHEAD 16
+#define TABLES_AHEAD 8
 
 /* Column j into the accumulator; returns the number of rows touched. Each
- * table adds (w + k) at j and -(w + k) at the opponent; each group that j
- * is in adds -sigma_j K g once (j's tables are in table order, so its
+ * seat adds (w + k) at j and -(w + k) at the opponent; each group that j
+ * is in adds -sigma_j K g once (j's seats are in table order, so its
  * layouts of one group are consecutive). */
-/* How far ahead column() asks for the tables, then their layouts: a pair's
- * tables are far apart, so each read misses the cache, and the layout's
- * read waits for the table's. */
-#define TABLES_AHEAD 16
-#define LAYOUTS_AHEAD 8
-
-static uint32_t column(const datum_rate_problem *p, const rate_structure *s,
-                       const layout_groups *g, uint32_t j, accumulator *w)
+static uint32_t column(const datum_rate_problem *p, const layout_info *info, const seats *x,
+                       uint32_t j, accumulator *w)
 {
     int32_t stamp = (int32_t)j + 1;
     uint32_t count = 0, last_group = UINT32_MAX;
-    uint64_t end = s->app_off[j + 1];
-    for (uint64_t e = s->app_off[j]; e < end; e++) {
-        if (e + TABLES_AHEAD < end) {
-            uint32_t ahead = s->app_table[e + TABLES_AHEAD];
-            __builtin_prefetch(&s->t_layout[ahead]);
+    const seat *at = x->seats + x->off[j], *end = x->seats + x->off[j + 1];
+    for (; at < end; at++) {
+        if (at + LAYOUTS_AHEAD < end) __builtin_prefetch(&info[at[LAYOUTS_AHEAD].layout]);
+        if (at + TABLES_AHEAD < end) {
+            uint32_t ahead = info[at[TABLES_AHEAD].layout].group_start;
             __builtin_prefetch(&p->t_ns[ahead]);
             __builtin_prefetch(&p->t_ew[ahead]);
         }
-        if (e + LAYOUTS_AHEAD < end) {
-            uint32_t ahead = s->t_layout[s->app_table[e + LAYOUTS_AHEAD]];
-            __builtin_prefetch(&p->lay_off[ahead]);
-            __builtin_prefetch(&p->lay_w[ahead]);
-            __builtin_prefetch(&g->group[ahead]);
-        }
-        uint32_t t = s->app_table[e], l = s->t_layout[t];
-        uint64_t first = p->lay_off[l], last = p->lay_off[l + 1];
-        double wt = p->lay_w[l], k = wt / (double)(last - first - 1);
-        int ns_side = (uint32_t)p->t_ns[t] == j;
-        add(w, stamp, &count, (int32_t)j, wt + k);
-        add(w, stamp, &count, ns_side ? p->t_ew[t] : p->t_ns[t], -(wt + k));
-        uint32_t group = g->group[l];
-        if (group == last_group) continue;
-        last_group = group;
-        double c = ns_side ? -g->sum_k[group] : g->sum_k[group];
-        for (uint64_t u = p->lay_off[group]; u < p->lay_off[group + 1]; u++) {
+        const layout_info *l = &info[at->layout];
+        int ns_side = at->other >= 0;
+        add(w, stamp, &count, (int32_t)j, l->coef);
+        add(w, stamp, &count, ns_side ? at->other : ~at->other, -l->coef);
+        if (l->group_start == last_group) continue;
+        last_group = l->group_start;
+        double c = ns_side ? -l->group_k : l->group_k;
+        for (uint64_t u = l->group_start; u < (uint64_t)l->group_start + l->group_len; u++) {
             add(w, stamp, &count, p->t_ns[u], c);
             add(w, stamp, &count, p->t_ew[u], -c);
         }
@@ -147,19 +241,19 @@ static uint32_t column(const datum_rate_problem *p, const rate_structure *s,
 
 /* Block b's columns into a->blocks[b]; DATUM_OK or DATUM_E_NOMEM (recorded
  * in ctx; called inside a parallel region). */
-static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
-                          const layout_groups *g, uint32_t b, accumulator *w, rate_block *out,
+static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
+                          const seats *x, uint32_t b, accumulator *w, rate_block *out,
                           double *colsum)
 {
     uint32_t j0 = b * RATE_BLOCK_COLS, j1 = j0 + RATE_BLOCK_COLS;
-    if (j1 > s->n) j1 = s->n;
+    if (j1 > x->n) j1 = x->n;
     size_t cap = 0, nnz = 0;
     out->colptr = datum_calloc(ctx, RATE_BLOCK_COLS + 1, sizeof *out->colptr);
     if (!out->colptr) return DATUM_E_NOMEM;
     void *entries[] = {&out->row, &out->val};
     const size_t entry_size[] = {sizeof *out->row, sizeof *out->val};
     for (uint32_t j = j0; j < j1; j++) {
-        uint32_t count = column(p, s, g, j, w);
+        uint32_t count = column(p, info, x, j, w);
         if (datum_reserve_all(ctx, &cap, nnz + count, 2, entries, entry_size) != DATUM_OK)
             return DATUM_E_NOMEM;
         double sum = 0;
@@ -177,49 +271,105 @@ static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const rat
     return DATUM_OK;
 }
 
-int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
-                         rate_matrix *a)
+/* The blocks of columns, pass by pass: each pass places the seats of the
+ * next blocks whose seats fit in the pass (at least one block), then
+ * assembles them in parallel; in the first, one thread runs `job` first
+ * (its code into *job_rc), then joins the others. */
+static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
+                           seats *x, accumulator *work, rate_matrix *a, double *colsum,
+                           const rate_side_job *job, int *job_rc)
 {
+    uint32_t n = x->n, threads = x->threads;
+    uint64_t all = 0, per_pass;
+    for (size_t e = 0; e < (size_t)threads * (n + 1); e++) all += x->count[e];
+    per_pass = all / SEAT_PASSES > SEATS_PER_PASS ? all / SEAT_PASSES : SEATS_PER_PASS;
+    for (uint32_t b0 = 0, b1; b0 < a->n_blocks; b0 = b1) {
+        uint64_t pass_seats = 0;
+        for (b1 = b0; b1 < a->n_blocks; b1++) {
+            uint64_t block_seats = 0;
+            uint32_t j1 = (b1 + 1) * RATE_BLOCK_COLS < n ? (b1 + 1) * RATE_BLOCK_COLS : n;
+            for (uint32_t j = b1 * RATE_BLOCK_COLS; j < j1; j++)
+                for (uint32_t q = 0; q < threads; q++) block_seats += x->count[(size_t)q * (n + 1) + j];
+            if (b1 > b0 && pass_seats + block_seats > per_pass) break;
+            pass_seats += block_seats;
+        }
+        void *arrays[] = {&x->seats};
+        const size_t sizes[] = {sizeof *x->seats};
+        if (datum_reserve_all(ctx, &x->seats_cap, pass_seats + 1, 1, arrays, sizes) != DATUM_OK)
+            return DATUM_E_NOMEM;
+        uint32_t j1 = b1 * RATE_BLOCK_COLS < n ? b1 * RATE_BLOCK_COLS : n;
+        place_seats(p, x, b0 * RATE_BLOCK_COLS, j1);
+        int failed = 0, beside = job && b0 == 0;
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+        {
+            if (beside) {
+#pragma omp single nowait
+                *job_rc = job->run(ctx, job->arg);
+            }
+#pragma omp for schedule(dynamic, 1) nowait
+            for (uint32_t b = b0; b < b1; b++) {
+                accumulator *w = &work[omp_get_thread_num()];
+                if (assemble_block(ctx, p, info, x, b, w, &a->blocks[b], colsum + (size_t)b * RATE_BLOCK_COLS))
+                    failed = 1;
+            }
+        }
+        if (failed) return DATUM_E_NOMEM; /* recorded by the allocator */
+    }
+    return DATUM_OK;
+}
+
+int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
+                                const rate_side_job *job)
+{
+    uint32_t n = p->n_pairs;
     memset(a, 0, sizeof *a);
-    a->n = s->n;
-    a->n_blocks = (s->n + RATE_BLOCK_COLS - 1) / RATE_BLOCK_COLS;
-    int threads = datum_ctx_threads(ctx);
+    a->n = n;
+    a->n_blocks = (n + RATE_BLOCK_COLS - 1) / RATE_BLOCK_COLS;
+    int threads = datum_ctx_threads(ctx), job_rc = DATUM_OK, job_ran = 0;
     a->blocks = datum_calloc(ctx, a->n_blocks, sizeof *a->blocks);
     accumulator *work = datum_calloc(ctx, (size_t)threads, sizeof *work);
-    double *colsum = datum_calloc(ctx, s->n, sizeof *colsum);
-    layout_groups groups = {0};
-    int failed = !a->blocks || !work || !colsum || group_layouts(ctx, p, &groups) != DATUM_OK;
-    for (int t = 0; t < threads && !failed; t++) {
-        work[t].acc = datum_calloc(ctx, s->n + 1, sizeof *work[t].acc); /* marks 0: no column */
-        work[t].touched = datum_malloc(ctx, s->n + 1, sizeof *work[t].touched);
-        failed = !work[t].acc || !work[t].touched;
+    double *colsum = datum_calloc(ctx, n, sizeof *colsum);
+    layout_info *info = datum_malloc(ctx, p->n_layouts + 1, sizeof *info);
+    seats x = {.n = n, .threads = (uint32_t)threads};
+    int rc = a->blocks && work && colsum && info ? DATUM_OK : DATUM_E_NOMEM;
+    if (rc == DATUM_OK) rc = layout_infos(ctx, p, info);
+    if (rc == DATUM_OK) rc = count_seats(ctx, p, &x);
+    for (int t = 0; t < threads && rc == DATUM_OK; t++) {
+        work[t].acc = datum_calloc(ctx, n + 1, sizeof *work[t].acc); /* marks 0: no column */
+        work[t].touched = datum_malloc(ctx, n + 1, sizeof *work[t].touched);
+        if (!work[t].acc || !work[t].touched) rc = DATUM_E_NOMEM;
     }
-    if (!failed) {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(| : failed)
-        for (uint32_t b = 0; b < a->n_blocks; b++) {
-            accumulator *w = &work[omp_get_thread_num()];
-            if (assemble_block(ctx, p, s, &groups, b, w, &a->blocks[b],
-                               colsum + (size_t)b * RATE_BLOCK_COLS))
-                failed = 1;
-        }
+    if (rc == DATUM_OK && a->n_blocks > 0) {
+        rc = assemble_passes(ctx, p, info, &x, work, a, colsum, job, &job_rc);
+        job_ran = 1;
     }
+    if (rc == DATUM_OK && job_rc != DATUM_OK) rc = job_rc;
     for (int t = 0; work && t < threads; t++) {
         datum_free(work[t].acc);
         datum_free(work[t].touched);
     }
     datum_free(work);
-    layout_groups_free(&groups);
-    if (!failed) {
+    datum_free(info);
+    seats_free(&x);
+    if (rc == DATUM_OK) {
         for (uint32_t b = 0; b < a->n_blocks; b++) a->nnz += a->blocks[b].colptr[RATE_BLOCK_COLS];
-        for (uint32_t j = 0; j < s->n; j++)
+        for (uint32_t j = 0; j < n; j++)
             if (colsum[j] > a->norm1) a->norm1 = colsum[j];
     }
     datum_free(colsum);
-    if (failed) { /* recorded by the allocator */
+    if (rc != DATUM_OK) {
         rate_matrix_free(a);
-        return DATUM_E_NOMEM;
+        return rc;
     }
-    return DATUM_OK;
+    if (job && !job_ran) job_rc = job->run(ctx, job->arg); /* no column */
+    return job_rc;
+}
+
+int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
+                         rate_matrix *a)
+{
+    (void)s;
+    return rate_matrix_assemble_beside(ctx, p, a, NULL);
 }
 
 void rate_matrix_free(rate_matrix *a)

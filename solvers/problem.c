@@ -22,53 +22,93 @@ double rate_weight(const datum_rate_window *w, int32_t date)
 
 static int grow_kept(datum_ctx *ctx, rate_kept *k, size_t fields, size_t rows)
 {
-    void *per_field[] = {&k->offset, &k->date, &k->datum, &k->source};
-    size_t field_size[] = {sizeof *k->offset, sizeof *k->date, sizeof *k->datum, sizeof *k->source};
+    void *per_field[] = {&k->offset, &k->date, &k->datum, &k->source, &k->field_start, &k->field_latest};
+    size_t field_size[] = {sizeof *k->offset, sizeof *k->date, sizeof *k->datum, sizeof *k->source,
+                           sizeof *k->field_start, sizeof *k->field_latest};
     void *per_row[] = {&k->score, &k->ns, &k->ew, &k->ns_imps, &k->ew_imps};
     size_t row_size[] = {sizeof *k->score, sizeof *k->ns, sizeof *k->ew, sizeof *k->ns_imps,
                          sizeof *k->ew_imps};
-    if (datum_reserve_all(ctx, &k->fields_cap, fields + 1, 4, per_field, field_size) != DATUM_OK)
+    if (datum_reserve_all(ctx, &k->fields_cap, fields + 1, 6, per_field, field_size) != DATUM_OK)
         return DATUM_E_NOMEM;
     return datum_reserve_all(ctx, &k->rows_cap, rows, 5, per_row, row_size);
+}
+
+/* Below this many rows a chunk is kept on one thread (a history's one-field
+ * chunks): the result is the same either way. */
+#define KEEP_PARALLEL_ROWS 65536
+
+/* A row counts when it is real and inside the window. */
+static inline int row_kept(const datum_rate_window *w, const datum_rate_chunk *c, size_t f, uint64_t i,
+                           int32_t *date)
+{
+    *date = c->date ? c->date[i] : c->field_date[f];
+    return *date >= w->from && *date <= w->as_of && !(c->adjusted && c->adjusted[i] != DATUM_ADJ_NONE);
 }
 
 int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
               const datum_rate_chunk *c, uint32_t n_pairs, rate_kept *k)
 {
     size_t n_rows = c->n_fields ? (size_t)c->offset[c->n_fields] : 0;
+    int64_t n_fields = (int64_t)c->n_fields;
     k->n_fields = k->n_rows = 0;
     if (grow_kept(ctx, k, c->n_fields, n_rows) != DATUM_OK) return DATUM_E_NOMEM;
-    k->offset[0] = 0;
-    for (size_t f = 0; f < c->n_fields; f++) {
-        size_t start = k->n_rows, in_window = 0;
+    /* Each field's kept rows counted (0: fewer than 2), then placed: fields
+     * are independent, so any split of them over threads gives the same. */
+    uint64_t bad = UINT64_MAX, outside = 0, one = 0;
+    int threads = n_rows >= KEEP_PARALLEL_ROWS ? datum_ctx_threads(ctx) : 1;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : bad) \
+    reduction(+ : outside, one)
+    for (int64_t f = 0; f < n_fields; f++) {
+        uint64_t kept = 0, in_window = 0;
         int32_t latest = INT32_MIN;
         for (uint64_t i = c->offset[f]; i < c->offset[f + 1]; i++) {
-            int32_t ns = c->ns_pair[i], ew = c->ew_pair[i];
-            if (ns < 0 || ew < 0 || (uint32_t)ns >= n_pairs || (uint32_t)ew >= n_pairs || ns == ew)
-                return datum_ctx_fail(ctx, DATUM_E_ARG,
-                                      "row %llu of the chunk: pairs %d and %d (of %u pairs)",
-                                      (unsigned long long)i, (int)ns, (int)ew, n_pairs);
-            int32_t date = c->date ? c->date[i] : c->field_date[f];
-            if (date < w->from || date > w->as_of) {
-                k->rows_outside++;
-                continue;
+            int32_t ns = c->ns_pair[i], ew = c->ew_pair[i], date;
+            if (ns < 0 || ew < 0 || (uint32_t)ns >= n_pairs || (uint32_t)ew >= n_pairs || ns == ew) {
+                if (i < bad) bad = i;
+                break;
             }
-            in_window++;
-            if (c->adjusted && c->adjusted[i] != DATUM_ADJ_NONE) continue;
-            k->score[k->n_rows] = c->ns_score[i];
-            k->ns[k->n_rows] = ns;
-            k->ew[k->n_rows] = ew;
-            k->n_rows++;
-            if (date > latest) latest = date;
+            int counts = row_kept(w, c, (size_t)f, i, &date);
+            int inside = date >= w->from && date <= w->as_of;
+            in_window += inside;
+            outside += !inside;
+            kept += counts;
+            if (counts && date > latest) latest = date;
         }
-        if (k->n_rows - start < 2) { /* a lone table compares with nothing */
-            if (in_window) k->fields_one++;
-            k->n_rows = start;
-            continue;
+        if (kept < 2) { /* a lone table compares with nothing */
+            one += in_window > 0;
+            kept = 0;
         }
-        k->date[k->n_fields] = latest;
+        k->field_start[f] = kept;
+        k->field_latest[f] = latest;
+    }
+    if (bad != UINT64_MAX)
+        return datum_ctx_fail(ctx, DATUM_E_ARG, "row %llu of the chunk: pairs %d and %d (of %u pairs)",
+                              (unsigned long long)bad, (int)c->ns_pair[bad], (int)c->ew_pair[bad],
+                              n_pairs);
+    k->rows_outside += outside;
+    k->fields_one += one;
+    k->offset[0] = 0;
+    for (size_t f = 0; f < c->n_fields; f++) {
+        uint64_t kept = k->field_start[f];
+        k->field_start[f] = k->n_rows;
+        if (kept == 0) continue;
+        k->date[k->n_fields] = k->field_latest[f];
         k->source[k->n_fields] = f;
+        k->n_rows += kept;
         k->offset[++k->n_fields] = k->n_rows;
+    }
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t f = 0; f < n_fields; f++) {
+        uint64_t at = k->field_start[f];
+        if (at == (f + 1 < n_fields ? k->field_start[f + 1] : k->n_rows)) continue; /* dropped */
+        for (uint64_t i = c->offset[f]; i < c->offset[f + 1]; i++) {
+            int32_t date;
+            if (!row_kept(w, c, (size_t)f, i, &date)) continue;
+            k->score[at] = c->ns_score[i];
+            k->ns[at] = c->ns_pair[i];
+            k->ew[at] = c->ew_pair[i];
+            at++;
+        }
     }
     if (k->n_fields == 0) return DATUM_OK;
     datum_fields in = {k->n_fields, k->offset, k->score, NULL};
@@ -78,6 +118,7 @@ int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
 void rate_kept_free(rate_kept *k)
 {
     datum_free(k->offset); datum_free(k->date); datum_free(k->datum); datum_free(k->source);
+    datum_free(k->field_start); datum_free(k->field_latest);
     datum_free(k->score); datum_free(k->ns); datum_free(k->ew); datum_free(k->ns_imps); datum_free(k->ew_imps);
     memset(k, 0, sizeof *k);
 }

@@ -30,6 +30,8 @@ typedef struct {
     size_t *source;    /* per kept field: its field in the chunk */
     int32_t *score, *ns, *ew;
     double *datum, *ns_imps, *ew_imps;
+    uint64_t *field_start;  /* scratch, per field of the chunk: its first kept row */
+    int32_t *field_latest;  /* scratch, per field of the chunk: latest date kept */
     size_t fields_cap, rows_cap;
     uint64_t rows_outside, fields_one; /* added to by every call */
 } rate_kept;
@@ -156,15 +158,15 @@ void rate_number_groups(uint32_t *fg, uint8_t *tainted, const uint8_t *ofixed, u
 
 /* Builds the components, the groups, the pins (pins only in components of
  * more than dense_max pairs) and the certificate (rate_structure_certify,
- * which builds t_layout if its rules C and D run), from the unions in
- * `kept` (brought up to date with p's layouts) or from scratch (kept NULL).
- * The appearance lists (app_off, app_table) are left to
- * rate_structure_index. DATUM_OK or DATUM_E_NOMEM (s freed). */
+ * which builds t_layout if its rules C and D run; freed at the end), from
+ * the unions in `kept` (brought up to date with p's layouts) or from scratch
+ * (kept NULL). The appearance lists (app_off, app_table) and t_layout are
+ * left to rate_structure_index. DATUM_OK or DATUM_E_NOMEM (s freed). */
 int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_max,
                          rate_unions *kept, rate_structure *s);
 /* Builds the appearance index (app_off, app_table, and t_layout if absent)
- * if not built: the assembly, peeling and the block partition need it.
- * DATUM_OK or DATUM_E_NOMEM. */
+ * if not built: peeling and the block partition need it. DATUM_OK or
+ * DATUM_E_NOMEM. */
 int rate_structure_index(datum_ctx *ctx, const datum_rate_problem *p, rate_structure *s);
 void rate_structure_free(rate_structure *s);
 
@@ -201,8 +203,30 @@ typedef struct {
     double norm1;           /* max column sum of |a_ij| */
 } rate_matrix;
 
+/* A of p's layouts into a. s is not read (its pair count is p's): the
+ * assembly builds its own index of the pairs' tables. Parallel by blocks of
+ * columns, the same bit for bit for any thread count. DATUM_OK or
+ * DATUM_E_NOMEM (a empty). */
 int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
                          rate_matrix *a);
+
+/* Work that needs p only (read) and may run beside the assembly: run(ctx,
+ * arg) returns DATUM_OK or a negative code. */
+typedef struct {
+    int (*run)(datum_ctx *ctx, void *arg);
+    void *arg;
+} rate_side_job;
+
+/* rate_matrix_assemble, with job run once by one of the threads while the
+ * others assemble the first columns (a serial job then costs no wall time
+ * of its own on several threads; its own parallel loops run on its thread
+ * only, OpenMP's nested regions being inactive unless the environment
+ * enables them, and give the same results either way). Returns the
+ * assembly's failure, the job then run or not (what it built is the
+ * caller's to free either way), else the job's code; a is freed on any
+ * failure. */
+int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
+                                const rate_side_job *job);
 void rate_matrix_free(rate_matrix *a);
 /* a = scale * a + d, d over the same pairs (a empty: a = d). Within a column,
  * a's rows keep their order and d's new rows follow in d's order. Parallel by

@@ -106,8 +106,7 @@ int datum_rate_problem_entries(datum_ctx *ctx, const datum_rate_problem *p, uint
     *row = *col = NULL;
     *val = NULL;
     s.n = p->n_pairs;
-    int rc = rate_structure_index(ctx, p, &s);
-    if (rc == DATUM_OK) rc = rate_matrix_assemble(ctx, p, &s, &a);
+    int rc = rate_matrix_assemble(ctx, p, &s, &a);
     if (rc == DATUM_OK) {
         size_t n = a.nnz ? (size_t)a.nnz : 1;
         *row = datum_malloc(ctx, n, sizeof **row);

@@ -125,6 +125,20 @@ static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_mat
     return DATUM_OK;
 }
 
+/* The structure, built beside the assembly (it reads p only). */
+typedef struct {
+    const datum_rate_problem *p;
+    int dense_max;
+    rate_unions *kept;
+    rate_structure *s;
+} structure_job;
+
+static int build_structure(datum_ctx *ctx, void *arg)
+{
+    structure_job *b = arg;
+    return rate_structure_build(ctx, b->p, b->dense_max, b->kept, b->s);
+}
+
 int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
                     rate_matrix *given, rate_unions *kept, rate_reuse *reuse,
                     datum_rate_result **out)
@@ -146,10 +160,10 @@ int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opti
         return DATUM_W_EMPTY;
     }
     double t0 = rate_now();
-    if ((rc = rate_structure_build(ctx, p, opt.dense_max, kept, &s)) != DATUM_OK) goto done;
-    if (!given && ((rc = rate_structure_index(ctx, p, &s)) != DATUM_OK ||
-                   (rc = rate_matrix_assemble(ctx, p, &s, a)) != DATUM_OK))
-        goto done;
+    structure_job build = {p, opt.dense_max, kept, &s};
+    rate_side_job job = {build_structure, &build};
+    rc = given ? build_structure(ctx, &build) : rate_matrix_assemble_beside(ctx, p, a, &job);
+    if (rc != DATUM_OK) goto done;
     st->time_assemble = rate_now() - t0;
     st->matrix_nnz = (double)a->nnz;
     count_structure(&s, st);

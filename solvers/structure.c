@@ -316,6 +316,11 @@ int rate_structure_build(datum_ctx *ctx, const datum_rate_problem *p, int dense_
         rc = build_pins(ctx, p, s);
     }
     if (rc == DATUM_OK) rc = rate_structure_certify(ctx, p, s, kept ? &kept->facts : NULL);
+    /* The table -> layout map of the certificate's rules C and D: given back
+     * (4 bytes a table) until rate_structure_index builds it for peeling or
+     * the blocks; the assembly does without. */
+    datum_free(s->t_layout);
+    s->t_layout = NULL;
     datum_free(rated);
     if (rc != DATUM_OK) rate_structure_free(s);
     return rc;
