@@ -721,7 +721,7 @@ void datum_pass_score_range(const datum_pass *p, const datum_chunk *c, uint64_t 
 static int run_kernel_and_outputs(datum_pass *p, method *x, const datum_chunk *c)
 {
     datum_ctx *ctx = p->ctx;
-    int rc;
+    int rc = DATUM_OK; /* the kernel may have run already (x->scored) */
     const datum_chunk *k = p->across ? &p->merged : c; /* never more fields or rows than c */
     datum_fields in = {k->n_fields, k->offset, k->ns_score, k->adjusted};
     int to_event = x->kind == KIND_MATCHPOINTS && x->mp.neuberg && !x->mp.neuberg_to_field;
