@@ -294,14 +294,17 @@ int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_str
 /* Deflation vectors kept, and the directions recorded in a solve. */
 #define RATE_RECYCLE_VECTORS 32
 #define RATE_RECYCLE_DIRECTIONS 32
+/* A solve of at most this many iterations keeps Z as it is (no Ritz step). */
+#define RATE_RECYCLE_QUICK_ITERATIONS 16
 
-/* Z (k vectors of n, zero off the unknowns of the current solve), A Z over
- * every row for the latest A, and the current solve's directions P with
- * A P. Vectors are stored one after the other. */
+/* Z (k vectors, zero off the unknowns of the current solve) and A Z over
+ * every row for the latest A, stored by pairs (row j: RATE_RECYCLE_VECTORS
+ * values, k used); the current solve's directions P and A P, one vector
+ * after the other. */
 typedef struct {
     uint32_t n;
     int k;                  /* deflation vectors held (0: none yet) */
-    double *z, *az;         /* RATE_RECYCLE_VECTORS * n each */
+    double *z, *az;         /* n * RATE_RECYCLE_VECTORS each */
     double *e;              /* k x k: Cholesky factor of Z'AZ over the unknowns */
     int on;                 /* the current solve deflates */
     int m;                  /* directions recorded in the current solve */

@@ -3,18 +3,19 @@
  * to the next (docs/methods.md, "Rating history").
  *
  * Jacobi's D^-1 A on a federation has a few eigenvalues far below the rest
- * (decade, default mixing: about ten near 0.02, then 0.3 to 1.1): one per
- * region, whose pairs meet the other regions' only through visitors and
- * congresses. They cost conjugate gradients most of their iterations.
- * Deflated CG (Saad, Yeung, Erhel, Guyomarc'h 2000) keeps the residual
- * orthogonal to a space Z and the directions A-orthogonal to it: the
- * iterations then see the spectrum without the eigenvalues Z holds. From
- * one date to the next the regions barely change, so Z is taken from the
- * solves already made: after each solve a Rayleigh-Ritz step over Z and the
- * solve's directions P (their products with A are at hand: no extra product)
+ * (decade, default mixing: about ten near 0.02 in the first year, twenty
+ * below 0.15 by the tenth, then a gap to 0.4 and the rest up to 1.1): the
+ * offsets between regions and eras, whose pairs meet the others' only
+ * through visitors and congresses. They cost conjugate gradients most of
+ * their iterations. Deflated CG (Saad, Yeung, Erhel, Guyomarc'h 2000) keeps
+ * the residual orthogonal to a space Z and the directions A-orthogonal to
+ * it: the iterations then see the spectrum without the eigenvalues Z holds.
+ * From one date to the next these modes barely change, so Z is taken from
+ * the solves already made: after a solve, a Rayleigh-Ritz step over Z and
+ * the solve's first directions P (A P is at hand: no extra product with A)
  * keeps the RATE_RECYCLE_VECTORS Ritz vectors of smallest value. A Z is
- * carried along: with A(T_k) = c A(T_{k-1}) + the period's matrix, it is
- * updated by the period's matrix alone. Z only steers the iterations: the
+ * carried along: A(T_k) = c A(T_{k-1}) + the period's matrix, so it is
+ * updated with the period's matrix alone. Z only steers the iterations: the
  * stopping rule is the true residual's, as without it.
  *
  * Every loop here is sequential, in index order: the same bits for any
@@ -24,11 +25,9 @@
 
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 /* Pairs per tile of the Rayleigh-Ritz step: its vectors' slices stay in cache. */
-#define RECYCLE_TILE 512
+#define RECYCLE_TILE 256
 
 int rate_recycle_init(datum_ctx *ctx, uint32_t n, rate_recycle *rc)
 {
@@ -57,39 +56,33 @@ void rate_recycle_free(rate_recycle *rc)
     memset(rc, 0, sizeof *rc);
 }
 
-void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
+#define K RATE_RECYCLE_VECTORS
+
+/* acc[0..k) = sum over column j of `a` of a_ij z_i (row i of Z). */
+static void column_times_z(const rate_matrix *a, uint32_t j, const double *z, int k, double *acc)
 {
-    if (!rc->z || rc->k == 0) return;
-    size_t n = rc->n;
-    for (size_t i = 0; i < (size_t)rc->k * n; i++) rc->az[i] *= scale;
-    for (uint32_t j = 0; j < delta->n && j < rc->n; j++) { /* A symmetric: row j from column j */
-        const int32_t *row;
-        const double *val;
-        uint64_t len = rate_column(delta, j, &row, &val);
-        for (int a = 0; a < rc->k; a++) {
-            const double *z = rc->z + (size_t)a * n;
-            double sum = 0;
-            for (uint64_t e = 0; e < len; e++) sum += val[e] * z[row[e]];
-            rc->az[(size_t)a * n + j] += sum;
-        }
+    const int32_t *row;
+    const double *val;
+    uint64_t len = rate_column(a, j, &row, &val);
+    for (int b = 0; b < k; b++) acc[b] = 0;
+    for (uint64_t e = 0; e < len; e++) {
+        const double *zi = z + (size_t)row[e] * K;
+        double v = val[e];
+        for (int b = 0; b < k; b++) acc[b] += v * zi[b];
     }
 }
 
-/* AZ's rows j with `which[j]` from A's columns (A symmetric). */
-static void rows_from(rate_recycle *rc, const rate_matrix *a, const uint8_t *which)
+void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
 {
-    size_t n = rc->n;
-    for (uint32_t j = 0; j < rc->n; j++) {
-        if (!which[j]) continue;
-        const int32_t *row;
-        const double *val;
-        uint64_t len = rate_column(a, j, &row, &val);
-        for (int b = 0; b < rc->k; b++) {
-            const double *z = rc->z + (size_t)b * n;
-            double sum = 0;
-            for (uint64_t e = 0; e < len; e++) sum += val[e] * z[row[e]];
-            rc->az[(size_t)b * n + j] = sum;
-        }
+    if (!rc->z || rc->k == 0) return;
+    int k = rc->k;
+    double acc[K];
+    for (uint32_t j = 0; j < rc->n; j++) { /* A symmetric: row j of delta Z from column j */
+        double *azj = rc->az + (size_t)j * K;
+        for (int b = 0; b < k; b++) azj[b] *= scale;
+        if (j >= delta->n) continue;
+        column_times_z(delta, j, rc->z, k, acc);
+        for (int b = 0; b < k; b++) azj[b] += acc[b];
     }
 }
 
@@ -98,32 +91,33 @@ int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *ac
     rc->on = 0;
     rc->m = 0;
     if (!rc->z || rc->k == 0) return 0;
-    size_t n = rc->n;
     int k = rc->k;
-    /* Z must vanish off the unknowns: a pair pinned (or left to the dense
-     * path) since carries its share out of A Z exactly, column by column. */
+    /* Z must vanish off the unknowns: a pair pinned since (or left to the
+     * dense path) takes its share out of A Z, from its column of A. */
     for (uint32_t j = 0; j < rc->n; j++) {
-        if (active[j]) continue;
+        double *zj = rc->z + (size_t)j * K;
+        int any = 0;
+        for (int b = 0; b < k; b++) any |= zj[b] != 0;
+        if (active[j] || !any) continue;
         const int32_t *row;
         const double *val;
         uint64_t len = rate_column(a, j, &row, &val);
-        for (int b = 0; b < k; b++) {
-            double *z = rc->z + (size_t)b * n, *az = rc->az + (size_t)b * n;
-            if (z[j] == 0) continue;
-            for (uint64_t e = 0; e < len; e++) az[row[e]] -= val[e] * z[j];
-            z[j] = 0;
+        for (uint64_t e = 0; e < len; e++) {
+            double *az = rc->az + (size_t)row[e] * K;
+            for (int b = 0; b < k; b++) az[b] -= val[e] * zj[b];
         }
+        for (int b = 0; b < k; b++) zj[b] = 0;
     }
-    double *e = rc->e; /* Z'AZ over the unknowns, then its Cholesky factor */
+    /* Z'AZ over the unknowns (Z vanishes elsewhere), then its Cholesky factor. */
+    double *e = rc->e;
+    memset(e, 0, (size_t)k * k * sizeof *e);
+    for (uint32_t j = 0; j < rc->n; j++) {
+        const double *zj = rc->z + (size_t)j * K, *azj = rc->az + (size_t)j * K;
+        for (int x = 0; x < k; x++)
+            for (int y = 0; y < k; y++) e[x * k + y] += zj[x] * azj[y];
+    }
     for (int x = 0; x < k; x++)
-        for (int y = 0; y <= x; y++) {
-            const double *zx = rc->z + (size_t)x * n, *zy = rc->z + (size_t)y * n;
-            const double *ax = rc->az + (size_t)x * n, *ay = rc->az + (size_t)y * n;
-            double sum = 0;
-            for (uint32_t j = 0; j < rc->n; j++)
-                if (active[j]) sum += zx[j] * ay[j] + zy[j] * ax[j];
-            e[x * k + y] = e[y * k + x] = 0.5 * sum;
-        }
+        for (int y = 0; y < x; y++) e[x * k + y] = e[y * k + x] = 0.5 * (e[x * k + y] + e[y * k + x]);
     if (rate_cholesky(k, e) != 0) { /* Z no longer independent on these unknowns: none */
         rc->k = 0;
         return 0;
@@ -132,47 +126,47 @@ int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *ac
     return k;
 }
 
-/* mu = E^-1 (V' v) over the unknowns, V = Z or A Z. */
-static void coefficients(const rate_recycle *rc, const double *basis, const uint8_t *active,
-                         const double *v, double *mu)
+/* mu = (Z'AZ)^-1 (V'v), V = Z or A Z (rows by pairs), v zero off the unknowns. */
+static void coefficients(const rate_recycle *rc, const double *basis, const double *v, double *mu)
 {
-    size_t n = rc->n;
-    for (int a = 0; a < rc->k; a++) {
-        const double *b = basis + (size_t)a * n;
-        double sum = 0;
-        for (uint32_t j = 0; j < rc->n; j++) sum += active[j] ? b[j] * v[j] : 0;
-        mu[a] = sum;
+    int k = rc->k;
+    for (int b = 0; b < k; b++) mu[b] = 0;
+    for (uint32_t j = 0; j < rc->n; j++) {
+        const double *bj = basis + (size_t)j * K;
+        double vj = v[j];
+        for (int b = 0; b < k; b++) mu[b] += bj[b] * vj;
     }
-    rate_cholesky_solve(rc->k, rc->e, mu);
+    rate_cholesky_solve(k, rc->e, mu);
+}
+
+/* Z mu at pair j. */
+static double combine(const double *zj, const double *mu, int k)
+{
+    double sum = 0;
+    for (int b = 0; b < k; b++) sum += zj[b] * mu[b];
+    return sum;
 }
 
 void rate_recycle_correct(const rate_recycle *rc, const uint8_t *active, double *x, double *r)
 {
-    double mu[RATE_RECYCLE_VECTORS];
-    size_t n = rc->n;
+    double mu[K];
     if (!rc->on) return;
-    coefficients(rc, rc->z, active, r, mu);
-    for (int a = 0; a < rc->k; a++) {
-        const double *z = rc->z + (size_t)a * n, *az = rc->az + (size_t)a * n;
-        for (uint32_t j = 0; j < rc->n; j++) {
-            if (!active[j]) continue;
-            x[j] += mu[a] * z[j];
-            r[j] -= mu[a] * az[j];
-        }
+    coefficients(rc, rc->z, r, mu);
+    for (uint32_t j = 0; j < rc->n; j++) {
+        if (!active[j]) continue;
+        x[j] += combine(rc->z + (size_t)j * K, mu, rc->k);
+        r[j] -= combine(rc->az + (size_t)j * K, mu, rc->k);
     }
 }
 
 void rate_recycle_project(const rate_recycle *rc, const uint8_t *active, const double *z,
                           double *p)
 {
-    double mu[RATE_RECYCLE_VECTORS];
-    size_t n = rc->n;
+    double mu[K];
+    (void)active; /* Z vanishes off the unknowns */
     if (!rc->on) return;
-    coefficients(rc, rc->az, active, z, mu);
-    for (int a = 0; a < rc->k; a++) {
-        const double *za = rc->z + (size_t)a * n;
-        for (uint32_t j = 0; j < rc->n; j++) p[j] -= mu[a] * za[j];
-    }
+    coefficients(rc, rc->az, z, mu);
+    for (uint32_t j = 0; j < rc->n; j++) p[j] -= combine(rc->z + (size_t)j * K, mu, rc->k);
 }
 
 void rate_recycle_record(rate_recycle *rc, const double *p, const double *q)
@@ -202,6 +196,25 @@ static void eigen_sorted(int m, double *a, double *v, double *lambda)
         }
 }
 
+/* Rows j0 .. j0+len-1 of W = [Z P] and of A W = [AZ AP] into wt, at
+ * (len x (k + m), row-major). */
+static void gather_tile(const rate_recycle *rc, int k, int m, uint32_t j0, uint32_t len,
+                        double *wt, double *at)
+{
+    int dim = k + m;
+    for (uint32_t t = 0; t < len; t++) {
+        memcpy(wt + (size_t)t * dim, rc->z + (size_t)(j0 + t) * K, (size_t)k * sizeof *wt);
+        memcpy(at + (size_t)t * dim, rc->az + (size_t)(j0 + t) * K, (size_t)k * sizeof *at);
+    }
+    for (int i = 0; i < m; i++) {
+        const double *p = rc->p + (size_t)i * rc->n + j0, *q = rc->q + (size_t)i * rc->n + j0;
+        for (uint32_t t = 0; t < len; t++) {
+            wt[(size_t)t * dim + k + i] = p[t];
+            at[(size_t)t * dim + k + i] = q[t];
+        }
+    }
+}
+
 int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
                          const double *weight, const uint8_t *active)
 {
@@ -209,44 +222,28 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
     rc->on = 0;
     rc->m = 0;
     if (!rc->z || dim == 0) return DATUM_OK;
-    size_t n = rc->n;
-    const double *w[RATE_RECYCLE_VECTORS + RATE_RECYCLE_DIRECTIONS];
-    const double *aw[RATE_RECYCLE_VECTORS + RATE_RECYCLE_DIRECTIONS];
-    for (int i = 0; i < k; i++) {
-        w[i] = rc->z + (size_t)i * n;
-        aw[i] = rc->az + (size_t)i * n;
-    }
-    for (int i = 0; i < m; i++) {
-        w[k + i] = rc->p + (size_t)i * n;
-        aw[k + i] = rc->q + (size_t)i * n;
-    }
     size_t dd = (size_t)dim * dim;
-    double *g = datum_malloc(ctx, 5 * dd + 2 * (size_t)dim, sizeof *g);
-    double *fresh = datum_malloc(ctx, 2 * (size_t)RATE_RECYCLE_VECTORS * n, sizeof *fresh);
-    if (!g || !fresh) {
-        datum_free(g);
-        datum_free(fresh);
-        return DATUM_E_NOMEM;
-    }
-    double dbg_t0 = rate_now();
-    double *h = g + dd, *v = h + dd, *b = v + dd, *u = b + dd, *lambda = u + dd,
-           *theta = lambda + dim;
-    /* G = W'AW and H = W'DW (D = diag W, Jacobi's), by tiles of pairs so
-     * that W and A W are read once. W vanishes off the unknowns. */
-    memset(g, 0, 2 * dd * sizeof *g);
+    double *g = datum_calloc(ctx, 6 * dd + 2 * (size_t)dim + 2 * (size_t)RECYCLE_TILE * dim, sizeof *g);
+    if (!g) return DATUM_E_NOMEM;
+    double *h = g + dd, *v = h + dd, *b = v + dd, *u = b + dd, *coef = u + dd,
+           *lambda = coef + dd, *theta = lambda + dim, *wt = theta + dim,
+           *at = wt + (size_t)RECYCLE_TILE * dim;
+    /* G = W'AW and H = W'DW (lower triangles; D = diag W, Jacobi's) with
+     * W = [Z P], by tiles of pairs gathered as rows. W vanishes off the
+     * unknowns. */
     for (uint32_t j0 = 0; j0 < rc->n; j0 += RECYCLE_TILE) {
-        uint32_t j1 = rc->n - j0 < RECYCLE_TILE ? rc->n : j0 + RECYCLE_TILE;
-        for (int x = 0; x < dim; x++) {
-            const double *wx = w[x], *ax = aw[x];
-            for (int y = 0; y <= x; y++) {
-                const double *wy = w[y], *ay = aw[y];
-                double sg = 0, sh = 0;
-                for (uint32_t j = j0; j < j1; j++) {
-                    sg += wx[j] * ay[j] + wy[j] * ax[j];
-                    sh += weight[j] * wx[j] * wy[j];
+        uint32_t len = rc->n - j0 < RECYCLE_TILE ? rc->n - j0 : RECYCLE_TILE;
+        gather_tile(rc, k, m, j0, len, wt, at);
+        for (uint32_t t = 0; t < len; t++) {
+            const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
+            double d = weight[j0 + t];
+            for (int x = 0; x < dim; x++) {
+                double wx = wj[x], ax = aj[x], dwx = d * wx;
+                double *gx = g + (size_t)x * dim, *hx = h + (size_t)x * dim;
+                for (int y = 0; y <= x; y++) {
+                    gx[y] += wx * aj[y] + wj[y] * ax;
+                    hx[y] += dwx * wj[y];
                 }
-                g[x * dim + y] += sg;
-                h[x * dim + y] += sh;
             }
         }
     }
@@ -257,7 +254,7 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
             h[y * dim + x] = h[x * dim + y];
         }
     /* B = V Lambda^-1/2 over H's eigenvalues that are not rounding: a
-     * D-orthonormal basis of span W, then the Ritz problem B'GB. */
+     * D-orthonormal basis of span W; then the Ritz problem B'GB. */
     eigen_sorted(dim, h, v, lambda);
     double top = lambda[dim - 1];
     int r = 0;
@@ -266,8 +263,7 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
         for (int row = 0; row < dim; row++) b[row * dim + r] = v[row * dim + i] / sqrt(lambda[i]);
         r++;
     }
-    /* t = B'GB (r x r), in h's room */
-    for (int x = 0; x < r; x++)
+    for (int x = 0; x < r; x++) /* B'GB (r x r) into h */
         for (int y = 0; y <= x; y++) {
             double sum = 0;
             for (int i = 0; i < dim; i++) {
@@ -280,47 +276,41 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
     int keep = 0;
     if (r > 0) {
         eigen_sorted(r, h, u, theta);
-        keep = r < RATE_RECYCLE_VECTORS ? r : RATE_RECYCLE_VECTORS;
+        keep = r < K ? r : K;
     }
-    /* The Ritz vectors of smallest values: Z = W B U_keep, A Z = (A W) B U_keep. */
-    double *coef = g; /* dim x keep, in g's room (dd >= dim * keep) */
+    /* The Ritz vectors of smallest values: Z = W C, A Z = (A W) C with
+     * C = B U_keep (dim x keep). */
     for (int i = 0; i < dim; i++)
         for (int c = 0; c < keep; c++) {
             double sum = 0;
             for (int l = 0; l < r; l++) sum += b[i * dim + l] * u[l * r + c];
             coef[i * keep + c] = sum;
         }
-    memset(fresh, 0, 2 * (size_t)keep * n * sizeof *fresh);
     for (uint32_t j0 = 0; j0 < rc->n; j0 += RECYCLE_TILE) {
-        uint32_t j1 = rc->n - j0 < RECYCLE_TILE ? rc->n : j0 + RECYCLE_TILE;
-        for (int c = 0; c < keep; c++) {
-            double *zc = fresh + (size_t)c * n, *ac = fresh + (size_t)(keep + c) * n;
+        uint32_t len = rc->n - j0 < RECYCLE_TILE ? rc->n - j0 : RECYCLE_TILE;
+        gather_tile(rc, k, m, j0, len, wt, at);
+        for (uint32_t t = 0; t < len; t++) {
+            const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
+            double *zj = rc->z + (size_t)(j0 + t) * K, *azj = rc->az + (size_t)(j0 + t) * K;
+            for (int c = 0; c < keep; c++) zj[c] = azj[c] = 0;
             for (int i = 0; i < dim; i++) {
-                double f = coef[i * keep + c];
-                const double *wi = w[i], *ai = aw[i];
-                for (uint32_t j = j0; j < j1; j++) {
-                    zc[j] += f * wi[j];
-                    ac[j] += f * ai[j];
+                const double *ci = coef + (size_t)i * keep;
+                for (int c = 0; c < keep; c++) {
+                    zj[c] += wj[i] * ci[c];
+                    azj[c] += aj[i] * ci[c];
                 }
             }
         }
     }
-    if (getenv("DBG_RR")) {
-        fprintf(stderr, "RR dim %d (k %d m %d) r %d keep %d %.3f s theta:", dim, k, m, r, keep, rate_now() - dbg_t0);
-        for (int i = 0; i < r && i < 40; i++) fprintf(stderr, " %.3g", theta[i]);
-        fprintf(stderr, "\n");
-    }
-    memcpy(rc->z, fresh, (size_t)keep * n * sizeof *fresh);
-    memcpy(rc->az, fresh + (size_t)keep * n, (size_t)keep * n * sizeof *fresh);
     rc->k = keep;
     /* The directions' products are A's over the unknowns only: the other
-     * rows of A Z (pins, which may be unknowns again later) from A itself. */
-    uint8_t *off = datum_malloc(ctx, n ? n : 1, 1);
-    if (!off) rc->k = 0; /* no deflation rather than a wrong one */
-    for (uint32_t j = 0; off && j < rc->n; j++) off[j] = !active[j];
-    if (off) rows_from(rc, a, off);
-    datum_free(off);
+     * rows of A Z (pins, which may be unknowns at a later date) from A. */
+    double acc[K];
+    for (uint32_t j = 0; j < rc->n; j++) {
+        if (active[j]) continue;
+        column_times_z(a, j, rc->z, keep, acc);
+        memcpy(rc->az + (size_t)j * K, acc, (size_t)keep * sizeof *acc);
+    }
     datum_free(g);
-    datum_free(fresh);
     return DATUM_OK;
 }

@@ -913,7 +913,11 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
         if (dz) rate_recycle_begin(dz, sp->a, sp->active);
         st->iterations = pcg(ctx, op, &pc, dz, b, x, sp->opt->tolerance, max_iterations, work,
                              trace, final_rel, &rc);
-        if (dz && rc == DATUM_OK) rc = rate_recycle_refresh(ctx, dz, sp->a, sp->p->n, sp->active);
+        /* A quick solve says Z still holds the slow modes: its Ritz step,
+         * which costs a few iterations, is kept for the slower dates. */
+        if (dz && rc == DATUM_OK &&
+            (dz->k < RATE_RECYCLE_VECTORS || st->iterations > RATE_RECYCLE_QUICK_ITERATIONS))
+            rc = rate_recycle_refresh(ctx, dz, sp->a, sp->p->n, sp->active);
     }
     datum_free(b);
     datum_free(work);
