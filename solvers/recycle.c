@@ -28,6 +28,8 @@
 
 /* Pairs per tile of the Rayleigh-Ritz step: its vectors' slices stay in cache. */
 #define RECYCLE_TILE 256
+/* At most one deflation vector per this many unknowns. */
+#define RECYCLE_UNKNOWNS_PER_VECTOR 16
 
 int rate_recycle_init(datum_ctx *ctx, uint32_t n, rate_recycle *rc)
 {
@@ -273,10 +275,16 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
             }
             h[x * r + y] = h[y * r + x] = sum;
         }
+    /* Deflating more than a small share of the unknowns would be a dense
+     * solve in disguise (and Z'AZ as ill-conditioned as A). */
+    uint32_t unknowns = 0;
+    for (uint32_t j = 0; j < rc->n; j++) unknowns += active[j];
     int keep = 0;
     if (r > 0) {
         eigen_sorted(r, h, u, theta);
         keep = r < K ? r : K;
+        if ((uint32_t)keep > unknowns / RECYCLE_UNKNOWNS_PER_VECTOR)
+            keep = (int)(unknowns / RECYCLE_UNKNOWNS_PER_VECTOR);
     }
     /* The Ritz vectors of smallest values: Z = W C, A Z = (A W) C with
      * C = B U_keep (dim x keep). */

@@ -837,7 +837,10 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, rate_recyc
     int it = 0;
     if (trace) trace[0] = rel;
     while (*rc == DATUM_OK && bnorm > 0 && rel > tol && it < max_iterations) {
-        if (dz) rate_recycle_correct(dz, op->active, x, r);
+        if (dz) { /* the part of the error in span Z, at once */
+            rate_recycle_correct(dz, op->active, x, r);
+            if (rate_norm(n, r) <= 0.25 * tol * bnorm) goto confirm;
+        }
         if ((*rc = precond_apply(ctx, pc, op->active, n, r, z)) != DATUM_OK) break;
         memcpy(p, z, n * sizeof *p);
         if (dz) rate_recycle_project(dz, op->active, z, p);
@@ -863,6 +866,7 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, rate_recyc
             for (uint32_t j = 0; j < n; j++) p[j] = z[j] + beta * p[j];
             if (dz) rate_recycle_project(dz, op->active, z, p);
         }
+    confirm:;
         double before = rel;
         rel = residual(ctx, op, b, x, r);
         if (rel > tol && !(rel < 0.5 * before)) break; /* stagnation */
