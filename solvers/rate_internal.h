@@ -339,7 +339,9 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
  * CHOLMOD's types stay there). With --solver auto, a solve given one that is
  * ready takes the iterative path preconditioned by it (no trial, no
  * analysis); otherwise auto chooses as without it (datum_rate_choose), and a
- * solve that takes the direct path leaves its factor in it. */
+ * solve that takes the direct path leaves its factor in it. It also carries
+ * the deflation vectors of the dates solved by Jacobi CG (rate_recycle),
+ * which the next Jacobi CG deflates by (without a ridge). */
 typedef struct rate_reuse rate_reuse;
 /* Conjugate gradients on a kept factor stop after this many iterations. */
 #define RATE_REUSE_MAX_ITERATIONS 100
