@@ -824,7 +824,10 @@ static int precond_apply(datum_ctx *ctx, const precond *pc, const uint8_t *activ
 
 /* Preconditioned conjugate gradients on op x = b from x: stop on the
  * recurrence, confirm on the true residual, restart from it while that
- * keeps improving. Returns the iterations; trace[i] (if not NULL, room for
+ * keeps improving. With dz (else NULL), deflated CG (recycle.c): each start
+ * takes the error's part in span Z at once, every direction is made
+ * A-orthogonal to Z, and the first directions are recorded for dz's Ritz
+ * step. Returns the iterations; trace[i] (if not NULL, room for
  * max_iterations + 1) receives the recurrence's relative residual after i
  * iterations, *final_rel the true one at the end. */
 static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, rate_recycle *dz,
