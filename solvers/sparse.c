@@ -914,8 +914,10 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
         }
         for (uint32_t j = 0; j < n; j++)
             if (!sp->active[j]) x[j] = 0;
-        /* The history's Jacobi CG deflates by the vectors of its earlier dates. */
-        rate_recycle *dz = sp->reuse && !sp->shift && pc.inv_diag && !pc.reuse
+        /* The history's Jacobi CG deflates by the vectors of its earlier
+         * dates, unless auto has factorised a date: a factor is affordable
+         * then, and the dates follow it (preconditioned by it) as before. */
+        rate_recycle *dz = sp->reuse && !sp->reuse->L && !sp->shift && pc.inv_diag && !pc.reuse
                                ? rate_reuse_recycle(sp->reuse) : NULL;
         if (dz) rate_recycle_begin(dz, sp->a, sp->active);
         st->iterations = pcg(ctx, op, &pc, dz, b, x, sp->opt->tolerance, max_iterations, work,
