@@ -284,6 +284,7 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     if (rc == DATUM_OK) rc = rate_matrix_assemble(ctx, h->period[k], &s, &delta);
     rate_structure_free(&s);
     if (rc == DATUM_OK) rc = rate_matrix_add(ctx, &h->a, decay, &delta);
+    if (rc == DATUM_OK) rate_recycle_update(rate_reuse_recycle(h->factor), decay, &delta);
     rate_matrix_free(&delta);
     if (rc == DATUM_OK) rc = rate_problem_append(ctx, h->running, h->period[k], decay);
     if (rc != DATUM_OK) {

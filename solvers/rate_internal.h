@@ -312,12 +312,60 @@ int rate_dense_solve(datum_ctx *ctx, const datum_rate_problem *p, const rate_str
 /* ------------------------------------------------------------------------ */
 /* The sparse part (sparse.c): gauge, CHOLMOD or PCG                        */
 
+/* ------------------------------------------------------------------------ */
+/* Deflation recycled across a history's dates (recycle.c)                  */
+
+/* Deflation vectors kept, and the directions recorded in a solve. */
+#define RATE_RECYCLE_VECTORS 32
+#define RATE_RECYCLE_DIRECTIONS 32
+/* A solve of at most this many iterations keeps Z as it is (no Ritz step). */
+#define RATE_RECYCLE_QUICK_ITERATIONS 16
+
+/* Z (k vectors, zero off the unknowns of the current solve) and A Z over
+ * every row for the latest A, stored by pairs (row j: RATE_RECYCLE_VECTORS
+ * values, k used); the current solve's directions P and A P, one vector
+ * after the other. */
+typedef struct {
+    uint32_t n;
+    int k;                  /* deflation vectors held (0: none yet) */
+    double *z, *az;         /* n * RATE_RECYCLE_VECTORS each */
+    double *e;              /* k x k: Cholesky factor of Z'AZ over the unknowns */
+    int on;                 /* the current solve deflates */
+    int m;                  /* directions recorded in the current solve */
+    double *p, *q;          /* RATE_RECYCLE_DIRECTIONS * n each */
+} rate_recycle;
+
+/* Allocates for n pairs, no vector yet. DATUM_OK or DATUM_E_NOMEM. */
+int rate_recycle_init(datum_ctx *ctx, uint32_t n, rate_recycle *rc);
+void rate_recycle_free(rate_recycle *rc);
+/* A became scale * A + delta (the history's next date): A Z follows. */
+void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta);
+/* Before a solve of A over the pairs with active[j]: zeroes Z off them (A Z
+ * corrected from A's columns) and factorises Z'AZ. Returns the vectors
+ * deflated (0: none, the solve is plain) and starts recording directions. */
+int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *active);
+/* x += Z mu, r -= A Z mu with mu = (Z'AZ)^-1 Z'r: r orthogonal to Z. */
+void rate_recycle_correct(const rate_recycle *rc, const uint8_t *active, double *x, double *r);
+/* p -= Z mu with mu = (Z'AZ)^-1 (AZ)'z: p A-orthogonal to Z. */
+void rate_recycle_project(const rate_recycle *rc, const uint8_t *active, const double *z,
+                          double *p);
+/* Records a direction p and q = A p (up to RATE_RECYCLE_DIRECTIONS). */
+void rate_recycle_record(rate_recycle *rc, const double *p, const double *q);
+/* After the solve: Z becomes the Ritz vectors of A y = theta W y of
+ * smallest values over span(Z, recorded directions) (weight: W's diagonal),
+ * A Z follows without a product with A but for the rows off the unknowns.
+ * DATUM_OK or DATUM_E_NOMEM (Z then unchanged or empty: still sound). */
+int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
+                         const double *weight, const uint8_t *active);
+
 /* A direct factor kept from one date of a history to the next, to
  * precondition conjugate gradients on the later systems (sparse.c; opaque:
  * CHOLMOD's types stay there). With --solver auto, a solve given one that is
  * ready takes the iterative path preconditioned by it (no trial, no
  * analysis); otherwise auto chooses as without it (datum_rate_choose), and a
- * solve that takes the direct path leaves its factor in it. */
+ * solve that takes the direct path leaves its factor in it. It also carries
+ * the deflation vectors of the dates solved by Jacobi CG (rate_recycle),
+ * which the next Jacobi CG deflates by (without a ridge). */
 typedef struct rate_reuse rate_reuse;
 /* Conjugate gradients on a kept factor stop after this many iterations. */
 #define RATE_REUSE_MAX_ITERATIONS 100
@@ -332,6 +380,8 @@ void rate_reuse_expire(rate_reuse *r);       /* the next solve factorises afresh
  * structure does not certify, and the appearance index. A
  * direction missed all the same shows as a residual above the tolerance. */
 void rate_reuse_trust(rate_reuse *r, int trusted);
+/* The deflation vectors it carries for Jacobi CG (recycle.c), or NULL. */
+rate_recycle *rate_reuse_recycle(rate_reuse *r);
 
 typedef struct {
     const datum_rate_problem *p;

@@ -33,6 +33,7 @@ struct rate_reuse {
     cholmod_dense *B, *X, *Y, *E; /* solve workspace */
     int stale;              /* the next solve factorises afresh */
     int trusted;            /* skip the search for null directions (rate_reuse_trust) */
+    rate_recycle recycle;   /* deflation for Jacobi CG when there is no factor */
 };
 
 int rate_reuse_create(datum_ctx *ctx, uint32_t n_pairs, rate_reuse **out)
@@ -41,6 +42,10 @@ int rate_reuse_create(datum_ctx *ctx, uint32_t n_pairs, rate_reuse **out)
     if (!r) return DATUM_E_NOMEM;
     rate_cm_start(&r->cm);
     r->n_pairs = n_pairs;
+    if (rate_recycle_init(ctx, n_pairs, &r->recycle) != DATUM_OK) {
+        rate_reuse_free(&r);
+        return DATUM_E_NOMEM;
+    }
     *out = r;
     return DATUM_OK;
 }
@@ -62,6 +67,7 @@ void rate_reuse_free(rate_reuse **r)
 {
     if (!r || !*r) return;
     reuse_drop(*r);
+    rate_recycle_free(&(*r)->recycle);
     cholmod_l_finish(&(*r)->cm);
     datum_free(*r);
     *r = NULL;
@@ -77,6 +83,8 @@ void rate_reuse_trust(rate_reuse *r, int trusted)
 {
     if (r) r->trusted = trusted;
 }
+
+rate_recycle *rate_reuse_recycle(rate_reuse *r) { return r ? &r->recycle : NULL; }
 
 /* A solve on the kept factor that needs no appearance index, no peeling. */
 static int reuse_trusted(const rate_reuse *r) { return rate_reuse_ready(r) && r->trusted; }
@@ -816,12 +824,15 @@ static int precond_apply(datum_ctx *ctx, const precond *pc, const uint8_t *activ
 
 /* Preconditioned conjugate gradients on op x = b from x: stop on the
  * recurrence, confirm on the true residual, restart from it while that
- * keeps improving. Returns the iterations; trace[i] (if not NULL, room for
+ * keeps improving. With dz (else NULL), deflated CG (recycle.c): each start
+ * takes the error's part in span Z at once, every direction is made
+ * A-orthogonal to Z, and the first directions are recorded for dz's Ritz
+ * step. Returns the iterations; trace[i] (if not NULL, room for
  * max_iterations + 1) receives the recurrence's relative residual after i
  * iterations, *final_rel the true one at the end. */
-static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const double *b, double *x,
-               double tol, int max_iterations, double *work, double *trace, double *final_rel,
-               int *rc)
+static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, rate_recycle *dz,
+               const double *b, double *x, double tol, int max_iterations, double *work,
+               double *trace, double *final_rel, int *rc)
 {
     uint32_t n = op->a->n;
     double *r = work, *z = r + n, *p = z + n, *q = p + n;
@@ -829,11 +840,17 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const doub
     int it = 0;
     if (trace) trace[0] = rel;
     while (*rc == DATUM_OK && bnorm > 0 && rel > tol && it < max_iterations) {
+        if (dz) { /* the part of the error in span Z, at once */
+            rate_recycle_correct(dz, op->active, x, r);
+            if (rate_norm(n, r) <= 0.25 * tol * bnorm) goto confirm;
+        }
         if ((*rc = precond_apply(ctx, pc, op->active, n, r, z)) != DATUM_OK) break;
         memcpy(p, z, n * sizeof *p);
+        if (dz) rate_recycle_project(dz, op->active, z, p);
         double rz = rate_dot(n, r, z);
         while (it < max_iterations) {
             apply(ctx, op, p, q);
+            if (dz) rate_recycle_record(dz, p, q);
             double pq = rate_dot(n, p, q);
             if (!(pq > 0)) break;
             double alpha = rz / pq;
@@ -850,7 +867,9 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, const doub
             double rz1 = rate_dot(n, r, z), beta = rz1 / rz;
             rz = rz1;
             for (uint32_t j = 0; j < n; j++) p[j] = z[j] + beta * p[j];
+            if (dz) rate_recycle_project(dz, op->active, z, p);
         }
+    confirm:;
         double before = rel;
         rel = residual(ctx, op, b, x, r);
         if (rel > tol && !(rel < 0.5 * before)) break; /* stagnation */
@@ -895,8 +914,19 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
         }
         for (uint32_t j = 0; j < n; j++)
             if (!sp->active[j]) x[j] = 0;
-        st->iterations = pcg(ctx, op, &pc, b, x, sp->opt->tolerance, max_iterations, work, trace,
-                             final_rel, &rc);
+        /* The history's Jacobi CG deflates by the vectors of its earlier
+         * dates, unless auto has factorised a date: a factor is affordable
+         * then, and the dates follow it (preconditioned by it) as before. */
+        rate_recycle *dz = sp->reuse && !sp->reuse->L && !sp->shift && pc.inv_diag && !pc.reuse
+                               ? rate_reuse_recycle(sp->reuse) : NULL;
+        if (dz) rate_recycle_begin(dz, sp->a, sp->active);
+        st->iterations = pcg(ctx, op, &pc, dz, b, x, sp->opt->tolerance, max_iterations, work,
+                             trace, final_rel, &rc);
+        /* A quick solve says Z still holds the slow modes: its Ritz step,
+         * which costs a few iterations, is kept for the slower dates. */
+        if (dz && rc == DATUM_OK &&
+            (dz->k < RATE_RECYCLE_VECTORS || st->iterations > RATE_RECYCLE_QUICK_ITERATIONS))
+            rc = rate_recycle_refresh(ctx, dz, sp->a, sp->p->n, sp->active);
     }
     datum_free(b);
     datum_free(work);

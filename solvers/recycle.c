@@ -1,0 +1,324 @@
+/*
+ * recycle.c - deflation vectors recycled from one date of a rating history
+ * to the next (docs/methods.md, "Rating history").
+ *
+ * Jacobi's D^-1 A on a federation has a few eigenvalues far below the rest
+ * (decade, default mixing: about ten near 0.02 in the first year, twenty
+ * below 0.15 by the tenth, then a gap to 0.4 and the rest up to 1.1): the
+ * offsets between regions and eras, whose pairs meet the others' only
+ * through visitors and congresses. They cost conjugate gradients most of
+ * their iterations. Deflated CG (Saad, Yeung, Erhel, Guyomarc'h 2000) keeps
+ * the residual orthogonal to a space Z and the directions A-orthogonal to
+ * it: the iterations then see the spectrum without the eigenvalues Z holds.
+ * From one date to the next these modes barely change, so Z is taken from
+ * the solves already made: after a solve, a Rayleigh-Ritz step over Z and
+ * the solve's first directions P (A P is at hand: no extra product with A)
+ * keeps the RATE_RECYCLE_VECTORS Ritz vectors of smallest value. A Z is
+ * carried along: A(T_k) = c A(T_{k-1}) + the period's matrix, so it is
+ * updated with the period's matrix alone. Z only steers the iterations: the
+ * stopping rule is the true residual's, as without it.
+ *
+ * Every loop here is sequential, in index order: the same bits for any
+ * thread count.
+ */
+#include "rate_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Pairs per tile of the Rayleigh-Ritz step: its vectors' slices stay in cache. */
+#define RECYCLE_TILE 256
+/* At most one deflation vector per this many unknowns. */
+#define RECYCLE_UNKNOWNS_PER_VECTOR 16
+
+int rate_recycle_init(datum_ctx *ctx, uint32_t n, rate_recycle *rc)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->n = n;
+    size_t len = n ? n : 1;
+    rc->z = datum_calloc(ctx, RATE_RECYCLE_VECTORS * len, sizeof *rc->z);
+    rc->az = datum_calloc(ctx, RATE_RECYCLE_VECTORS * len, sizeof *rc->az);
+    rc->p = datum_malloc(ctx, RATE_RECYCLE_DIRECTIONS * len, sizeof *rc->p);
+    rc->q = datum_malloc(ctx, RATE_RECYCLE_DIRECTIONS * len, sizeof *rc->q);
+    rc->e = datum_malloc(ctx, RATE_RECYCLE_VECTORS * RATE_RECYCLE_VECTORS, sizeof *rc->e);
+    if (!rc->z || !rc->az || !rc->p || !rc->q || !rc->e) {
+        rate_recycle_free(rc);
+        return DATUM_E_NOMEM;
+    }
+    return DATUM_OK;
+}
+
+void rate_recycle_free(rate_recycle *rc)
+{
+    datum_free(rc->z);
+    datum_free(rc->az);
+    datum_free(rc->p);
+    datum_free(rc->q);
+    datum_free(rc->e);
+    memset(rc, 0, sizeof *rc);
+}
+
+#define K RATE_RECYCLE_VECTORS
+
+/* acc[0..k) = sum over column j of `a` of a_ij z_i (row i of Z). */
+static void column_times_z(const rate_matrix *a, uint32_t j, const double *z, int k, double *acc)
+{
+    const int32_t *row;
+    const double *val;
+    uint64_t len = rate_column(a, j, &row, &val);
+    for (int b = 0; b < k; b++) acc[b] = 0;
+    for (uint64_t e = 0; e < len; e++) {
+        const double *zi = z + (size_t)row[e] * K;
+        double v = val[e];
+        for (int b = 0; b < k; b++) acc[b] += v * zi[b];
+    }
+}
+
+void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
+{
+    if (!rc->z || rc->k == 0) return;
+    int k = rc->k;
+    double acc[K];
+    for (uint32_t j = 0; j < rc->n; j++) { /* A symmetric: row j of delta Z from column j */
+        double *azj = rc->az + (size_t)j * K;
+        for (int b = 0; b < k; b++) azj[b] *= scale;
+        if (j >= delta->n) continue;
+        column_times_z(delta, j, rc->z, k, acc);
+        for (int b = 0; b < k; b++) azj[b] += acc[b];
+    }
+}
+
+int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *active)
+{
+    rc->on = 0;
+    rc->m = 0;
+    if (!rc->z || rc->k == 0) return 0;
+    int k = rc->k;
+    /* Z must vanish off the unknowns: a pair pinned since (or left to the
+     * dense path) takes its share out of A Z, from its column of A. */
+    for (uint32_t j = 0; j < rc->n; j++) {
+        double *zj = rc->z + (size_t)j * K;
+        int any = 0;
+        for (int b = 0; b < k; b++) any |= zj[b] != 0;
+        if (active[j] || !any) continue;
+        const int32_t *row;
+        const double *val;
+        uint64_t len = rate_column(a, j, &row, &val);
+        for (uint64_t e = 0; e < len; e++) {
+            double *az = rc->az + (size_t)row[e] * K;
+            for (int b = 0; b < k; b++) az[b] -= val[e] * zj[b];
+        }
+        for (int b = 0; b < k; b++) zj[b] = 0;
+    }
+    /* Z'AZ over the unknowns (Z vanishes elsewhere), then its Cholesky factor. */
+    double *e = rc->e;
+    memset(e, 0, (size_t)k * k * sizeof *e);
+    for (uint32_t j = 0; j < rc->n; j++) {
+        const double *zj = rc->z + (size_t)j * K, *azj = rc->az + (size_t)j * K;
+        for (int x = 0; x < k; x++)
+            for (int y = 0; y < k; y++) e[x * k + y] += zj[x] * azj[y];
+    }
+    for (int x = 0; x < k; x++)
+        for (int y = 0; y < x; y++) e[x * k + y] = e[y * k + x] = 0.5 * (e[x * k + y] + e[y * k + x]);
+    if (rate_cholesky(k, e) != 0) { /* Z no longer independent on these unknowns: none */
+        rc->k = 0;
+        return 0;
+    }
+    rc->on = 1;
+    return k;
+}
+
+/* mu = (Z'AZ)^-1 (V'v), V = Z or A Z (rows by pairs), v zero off the unknowns. */
+static void coefficients(const rate_recycle *rc, const double *basis, const double *v, double *mu)
+{
+    int k = rc->k;
+    for (int b = 0; b < k; b++) mu[b] = 0;
+    for (uint32_t j = 0; j < rc->n; j++) {
+        const double *bj = basis + (size_t)j * K;
+        double vj = v[j];
+        for (int b = 0; b < k; b++) mu[b] += bj[b] * vj;
+    }
+    rate_cholesky_solve(k, rc->e, mu);
+}
+
+/* Z mu at pair j. */
+static double combine(const double *zj, const double *mu, int k)
+{
+    double sum = 0;
+    for (int b = 0; b < k; b++) sum += zj[b] * mu[b];
+    return sum;
+}
+
+void rate_recycle_correct(const rate_recycle *rc, const uint8_t *active, double *x, double *r)
+{
+    double mu[K];
+    if (!rc->on) return;
+    coefficients(rc, rc->z, r, mu);
+    for (uint32_t j = 0; j < rc->n; j++) {
+        if (!active[j]) continue;
+        x[j] += combine(rc->z + (size_t)j * K, mu, rc->k);
+        r[j] -= combine(rc->az + (size_t)j * K, mu, rc->k);
+    }
+}
+
+void rate_recycle_project(const rate_recycle *rc, const uint8_t *active, const double *z,
+                          double *p)
+{
+    double mu[K];
+    (void)active; /* Z vanishes off the unknowns */
+    if (!rc->on) return;
+    coefficients(rc, rc->az, z, mu);
+    for (uint32_t j = 0; j < rc->n; j++) p[j] -= combine(rc->z + (size_t)j * K, mu, rc->k);
+}
+
+void rate_recycle_record(rate_recycle *rc, const double *p, const double *q)
+{
+    if (!rc->z || rc->m >= RATE_RECYCLE_DIRECTIONS) return;
+    memcpy(rc->p + (size_t)rc->m * rc->n, p, rc->n * sizeof *p);
+    memcpy(rc->q + (size_t)rc->m * rc->n, q, rc->n * sizeof *q);
+    rc->m++;
+}
+
+/* Eigenvalues of a symmetric m x m matrix (destroyed) in ascending order
+ * into lambda, their eigenvectors as the columns of v (row-major). */
+static void eigen_sorted(int m, double *a, double *v, double *lambda)
+{
+    rate_jacobi_eigen(m, a, v);
+    for (int i = 0; i < m; i++) lambda[i] = a[i * m + i];
+    for (int i = 1; i < m; i++) /* insertion sort of the pairs: m is small */
+        for (int j = i; j > 0 && lambda[j] < lambda[j - 1]; j--) {
+            double t = lambda[j];
+            lambda[j] = lambda[j - 1];
+            lambda[j - 1] = t;
+            for (int r = 0; r < m; r++) {
+                t = v[r * m + j];
+                v[r * m + j] = v[r * m + j - 1];
+                v[r * m + j - 1] = t;
+            }
+        }
+}
+
+/* Rows j0 .. j0+len-1 of W = [Z P] and of A W = [AZ AP] into wt, at
+ * (len x (k + m), row-major). */
+static void gather_tile(const rate_recycle *rc, int k, int m, uint32_t j0, uint32_t len,
+                        double *wt, double *at)
+{
+    int dim = k + m;
+    for (uint32_t t = 0; t < len; t++) {
+        memcpy(wt + (size_t)t * dim, rc->z + (size_t)(j0 + t) * K, (size_t)k * sizeof *wt);
+        memcpy(at + (size_t)t * dim, rc->az + (size_t)(j0 + t) * K, (size_t)k * sizeof *at);
+    }
+    for (int i = 0; i < m; i++) {
+        const double *p = rc->p + (size_t)i * rc->n + j0, *q = rc->q + (size_t)i * rc->n + j0;
+        for (uint32_t t = 0; t < len; t++) {
+            wt[(size_t)t * dim + k + i] = p[t];
+            at[(size_t)t * dim + k + i] = q[t];
+        }
+    }
+}
+
+int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
+                         const double *weight, const uint8_t *active)
+{
+    int k = rc->on ? rc->k : 0, m = rc->m, dim = k + m;
+    rc->on = 0;
+    rc->m = 0;
+    if (!rc->z || dim == 0) return DATUM_OK;
+    size_t dd = (size_t)dim * dim;
+    double *g = datum_calloc(ctx, 6 * dd + 2 * (size_t)dim + 2 * (size_t)RECYCLE_TILE * dim, sizeof *g);
+    if (!g) return DATUM_E_NOMEM;
+    double *h = g + dd, *v = h + dd, *b = v + dd, *u = b + dd, *coef = u + dd,
+           *lambda = coef + dd, *theta = lambda + dim, *wt = theta + dim,
+           *at = wt + (size_t)RECYCLE_TILE * dim;
+    /* G = W'AW and H = W'DW (lower triangles; D = diag W, Jacobi's) with
+     * W = [Z P], by tiles of pairs gathered as rows. W vanishes off the
+     * unknowns. */
+    for (uint32_t j0 = 0; j0 < rc->n; j0 += RECYCLE_TILE) {
+        uint32_t len = rc->n - j0 < RECYCLE_TILE ? rc->n - j0 : RECYCLE_TILE;
+        gather_tile(rc, k, m, j0, len, wt, at);
+        for (uint32_t t = 0; t < len; t++) {
+            const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
+            double d = weight[j0 + t];
+            for (int x = 0; x < dim; x++) {
+                double wx = wj[x], ax = aj[x], dwx = d * wx;
+                double *gx = g + (size_t)x * dim, *hx = h + (size_t)x * dim;
+                for (int y = 0; y <= x; y++) {
+                    gx[y] += wx * aj[y] + wj[y] * ax;
+                    hx[y] += dwx * wj[y];
+                }
+            }
+        }
+    }
+    for (int x = 0; x < dim; x++)
+        for (int y = 0; y <= x; y++) {
+            g[x * dim + y] *= 0.5;
+            g[y * dim + x] = g[x * dim + y];
+            h[y * dim + x] = h[x * dim + y];
+        }
+    /* B = V Lambda^-1/2 over H's eigenvalues that are not rounding: a
+     * D-orthonormal basis of span W; then the Ritz problem B'GB. */
+    eigen_sorted(dim, h, v, lambda);
+    double top = lambda[dim - 1];
+    int r = 0;
+    for (int i = dim - 1; i >= 0 && top > 0; i--) {
+        if (!(lambda[i] > 1e-12 * top)) break;
+        for (int row = 0; row < dim; row++) b[row * dim + r] = v[row * dim + i] / sqrt(lambda[i]);
+        r++;
+    }
+    for (int x = 0; x < r; x++) /* B'GB (r x r) into h */
+        for (int y = 0; y <= x; y++) {
+            double sum = 0;
+            for (int i = 0; i < dim; i++) {
+                double gi = 0;
+                for (int l = 0; l < dim; l++) gi += g[i * dim + l] * b[l * dim + y];
+                sum += b[i * dim + x] * gi;
+            }
+            h[x * r + y] = h[y * r + x] = sum;
+        }
+    /* Deflating more than a small share of the unknowns would be a dense
+     * solve in disguise (and Z'AZ as ill-conditioned as A). */
+    uint32_t unknowns = 0;
+    for (uint32_t j = 0; j < rc->n; j++) unknowns += active[j];
+    int keep = 0;
+    if (r > 0) {
+        eigen_sorted(r, h, u, theta);
+        keep = r < K ? r : K;
+        if ((uint32_t)keep > unknowns / RECYCLE_UNKNOWNS_PER_VECTOR)
+            keep = (int)(unknowns / RECYCLE_UNKNOWNS_PER_VECTOR);
+    }
+    /* The Ritz vectors of smallest values: Z = W C, A Z = (A W) C with
+     * C = B U_keep (dim x keep). */
+    for (int i = 0; i < dim; i++)
+        for (int c = 0; c < keep; c++) {
+            double sum = 0;
+            for (int l = 0; l < r; l++) sum += b[i * dim + l] * u[l * r + c];
+            coef[i * keep + c] = sum;
+        }
+    for (uint32_t j0 = 0; j0 < rc->n; j0 += RECYCLE_TILE) {
+        uint32_t len = rc->n - j0 < RECYCLE_TILE ? rc->n - j0 : RECYCLE_TILE;
+        gather_tile(rc, k, m, j0, len, wt, at);
+        for (uint32_t t = 0; t < len; t++) {
+            const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
+            double *zj = rc->z + (size_t)(j0 + t) * K, *azj = rc->az + (size_t)(j0 + t) * K;
+            for (int c = 0; c < keep; c++) zj[c] = azj[c] = 0;
+            for (int i = 0; i < dim; i++) {
+                const double *ci = coef + (size_t)i * keep;
+                for (int c = 0; c < keep; c++) {
+                    zj[c] += wj[i] * ci[c];
+                    azj[c] += aj[i] * ci[c];
+                }
+            }
+        }
+    }
+    rc->k = keep;
+    /* The directions' products are A's over the unknowns only: the other
+     * rows of A Z (pins, which may be unknowns at a later date) from A. */
+    double acc[K];
+    for (uint32_t j = 0; j < rc->n; j++) {
+        if (active[j]) continue;
+        column_times_z(a, j, rc->z, keep, acc);
+        memcpy(rc->az + (size_t)j * K, acc, (size_t)keep * sizeof *acc);
+    }
+    datum_free(g);
+    return DATUM_OK;
+}
