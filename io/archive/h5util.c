@@ -207,11 +207,23 @@ static hid_t chunk_cache(hsize_t chunk, hid_t type)
     return dapl;
 }
 
+int io_h5_memory_probe(void)
+{
+    void *room = datum_malloc(NULL, 1, 1 << 18); /* a probe: no context to charge */
+    if (!room) return 0;
+    datum_free(room);
+    return 1;
+}
+
 /* Creates a 1-D dataset of `length` elements, at most `max` (H5S_UNLIMITED
  * to grow), in chunks of `chunk` (0: contiguous). */
 static hid_t create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, hsize_t length,
                             hsize_t max, hsize_t chunk, const datum_write_options *opt)
 {
+    /* HDF5 1.10 ends the program (exit(-1) in H5I_register, seen under
+     * ulimit -v on an OpenMP worker thread) when registering an identifier
+     * finds no memory. */
+    if (!io_h5_memory_probe()) return H5I_INVALID_HID;
     hid_t space = H5Screate_simple(1, &length, &max), dcpl = untimed(H5P_DATASET_CREATE);
     hid_t dapl = chunk ? chunk_cache(chunk, type) : H5I_INVALID_HID, ds = H5I_INVALID_HID;
     int ok = space >= 0 && dcpl >= 0;
@@ -406,12 +418,8 @@ static int set_attr(hid_t obj, const char *name, hid_t type, hid_t memtype, cons
 int io_h5_set_str_attr(hid_t obj, const char *name, const char *value)
 {
     /* HDF5 1.10's H5Awrite crashes when a copy of the string type fails for
-     * lack of memory (it releases the copy it did not get): refuse first if
-     * this thread cannot get some memory (a thread's first allocations
-     * reserve a whole arena). errno stays ENOMEM for the caller. */
-    void *room = datum_malloc(NULL, 1, 1 << 18); /* a probe: no context to charge */
-    if (!room) return -1;
-    datum_free(room);
+     * lack of memory (it releases the copy it did not get). */
+    if (!io_h5_memory_probe()) return -1;
     hid_t type = string_type();
     int rc = type >= 0 ? set_attr(obj, name, type, type, &value) : -1;
     H5_CLOSE(type, H5Tclose);

@@ -366,6 +366,11 @@ int io_h5_length(hid_t ds, uint64_t *n);
  * 0 if not, < 0 on failure. */
 int io_h5_has_class(hid_t ds, H5T_class_t cls);
 
+/* 1 if this thread can get some memory now (256 KiB; a thread's first
+ * allocations reserve a whole arena), 0 if not, errno then ENOMEM: asked
+ * before the HDF5 calls that crash or end the program when an allocation
+ * inside them fails, so that the caller reports out of memory instead. */
+int io_h5_memory_probe(void);
 /* Scalar attributes: a UTF-8 string, or an integer stored as `type`. */
 int io_h5_set_str_attr(hid_t obj, const char *name, const char *value);
 int io_h5_set_int_attr(hid_t obj, const char *name, hid_t type, int64_t value);
