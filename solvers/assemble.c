@@ -365,10 +365,8 @@ int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rat
     return job_rc;
 }
 
-int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
-                         rate_matrix *a)
+int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a)
 {
-    (void)s;
     return rate_matrix_assemble_beside(ctx, p, a, NULL);
 }
 

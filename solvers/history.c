@@ -275,14 +275,9 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
                        ? exp2(-((double)h->as_of[k] - (double)h->as_of[k - 1]) / h->half_life)
                        : 1.0;
     /* A(T_k) = decay A(T_{k-1}) + the A of period k's boards alone. */
-    /* The assembly needs only the period's appearance index (its n can be 0
-     * for a pair whose field was replaced there: no components). */
-    rate_structure s = {.n = h->n_pairs};
     rate_matrix delta = {0};
     int rc = k == 0 ? rate_unions_init(ctx, h->n_pairs, &h->unions) : DATUM_OK;
-    if (rc == DATUM_OK) rc = rate_structure_index(ctx, h->period[k], &s);
-    if (rc == DATUM_OK) rc = rate_matrix_assemble(ctx, h->period[k], &s, &delta);
-    rate_structure_free(&s);
+    if (rc == DATUM_OK) rc = rate_matrix_assemble(ctx, h->period[k], &delta);
     if (rc == DATUM_OK) rc = rate_matrix_add(ctx, &h->a, decay, &delta);
     if (rc == DATUM_OK) rate_recycle_update(rate_reuse_recycle(h->factor), decay, &delta);
     rate_matrix_free(&delta);

@@ -203,12 +203,10 @@ typedef struct {
     double norm1;           /* max column sum of |a_ij| */
 } rate_matrix;
 
-/* A of p's layouts into a. s is not read (its pair count is p's): the
- * assembly builds its own index of the pairs' tables. Parallel by blocks of
- * columns, the same bit for bit for any thread count. DATUM_OK or
- * DATUM_E_NOMEM (a empty). */
-int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, const rate_structure *s,
-                         rate_matrix *a);
+/* A of p's layouts into a (the assembly builds its own index of the pairs'
+ * tables). Parallel by blocks of columns, the same bit for bit for any
+ * thread count. DATUM_OK or DATUM_E_NOMEM (a empty). */
+int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a);
 
 /* Work that needs p only (read) and may run beside the assembly: run(ctx,
  * arg) returns DATUM_OK or a negative code. */

@@ -98,15 +98,12 @@ void datum_rate_null_structure_groups(datum_rate_null_structure *s, uint32_t *fg
 int datum_rate_problem_entries(datum_ctx *ctx, const datum_rate_problem *p, uint64_t *nnz,
                                int32_t **row, int32_t **col, double **val)
 {
-    rate_structure s;
     rate_matrix a;
-    memset(&s, 0, sizeof s);
     memset(&a, 0, sizeof a);
     *nnz = 0;
     *row = *col = NULL;
     *val = NULL;
-    s.n = p->n_pairs;
-    int rc = rate_matrix_assemble(ctx, p, &s, &a);
+    int rc = rate_matrix_assemble(ctx, p, &a);
     if (rc == DATUM_OK) {
         size_t n = a.nnz ? (size_t)a.nnz : 1;
         *row = datum_malloc(ctx, n, sizeof **row);
@@ -124,7 +121,6 @@ int datum_rate_problem_entries(datum_ctx *ctx, const datum_rate_problem *p, uint
             }
     }
     rate_matrix_free(&a);
-    rate_structure_free(&s);
     if (rc != DATUM_OK) {
         datum_free(*row);
         datum_free(*col);
