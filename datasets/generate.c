@@ -599,7 +599,9 @@ static int run(plan *g, datum_archive_writer *w, datum_generate_summary *sum)
         if (b0 > n_blocks) b0 = n_blocks;
 #pragma omp parallel num_threads(threads)
         {
-#pragma omp single nowait
+            /* The writer on the initial thread: HDF5 fails worst on a worker
+             * thread when memory runs out (no arena of its own to grow). */
+#pragma omp masked
             for (uint32_t i = p0; k > 0 && i < p0 + (uint32_t)window && i < n_blocks; i++) {
                 datum_chunk c = block_chunk(&prev[i - p0]);
                 if (write_rc == DATUM_OK && c.n_fields)
