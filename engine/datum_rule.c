@@ -365,30 +365,8 @@ static datum_value rounded(const datum_rule *r, datum_value v)
 int datum_field_datum(const datum_rule *r, const int32_t *scores, size_t n, int32_t *work,
                       datum_value *out)
 {
-    if (n == 0) {
-        *out = (datum_value){0, 0};
-        return DATUM_W_EMPTY;
-    }
-    if (r->center == DATUM_CENTER_PAR) {
-        int64_t total = 0;
-        for (size_t i = 0; i < n; i++) total += scores[i];
-        *out = (datum_value){par_datum(scores, n, total), 1};
-        return DATUM_OK;
-    }
-    size_t k;
-    int small;
-    datum_value v;
-    if (from_ends(r, n, &k, &small)) { /* they need the extremes, not the order */
-        int64_t total, low, high;
-        int32_t lo[EXTREMES_MAX], hi[EXTREMES_MAX];
-        extreme_sums(scores, n, k, &total, lo, hi);
-        ends_sums(k, lo, hi, &low, &high);
-        v = ends_datum(r, n, k, small, total, low, high);
-    } else {
-        v = sorted_datum(r, scores, n, work);
-    }
-    *out = rounded(r, v);
-    return DATUM_OK;
+    datum_field_datums(1, &r, scores, n, work, out); /* one rule: the same steps */
+    return n == 0 ? DATUM_W_EMPTY : DATUM_OK;
 }
 
 void datum_field_datums(size_t count, const datum_rule *const *rule, const int32_t *scores,
