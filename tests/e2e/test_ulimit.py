@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Out of memory end to end: `datum generate`, `score -o`, `cross -o`, `rate`, `export`, `import`
 (with the default memory budget, and with a small one that sorts in runs) and `import --append`
-run under address space limits (ulimit -v, RLIMIT_AS) from far too small to enough. Every run must end with exit 0
-and its outputs written, or with exit 1, a message saying "out of memory" and no output left
-behind: never a signal, never exit 2 (a damaged archive, a bad input), never a partial file.
+run under address space limits (ulimit -v, RLIMIT_AS) from far too small to enough, then at
+1 MiB steps (at most FINE_STEPS runs) between the last limit refused and the first that works.
+Every run must end with exit 0 and its outputs written, or with exit 1, a message saying
+"out of memory" and no output left behind: never a signal, never exit 2 (a damaged archive, a bad input), never a partial file.
 HDF5, libgomp and CHOLMOD run out too under such limits, not only datum's own allocations.
 
 The datum given must not be built with AddressSanitizer, which reserves terabytes of shadow
@@ -25,6 +26,8 @@ MIB = 1 << 20
 # libraries first: below that it is the loader that fails, exit 127): from too small for any
 # work to enough for every command.
 STEPS_MIB = [0, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 512, 1024, 2048]
+# Runs between the grid's last refusal and its first success, 1 MiB apart while the gap allows.
+FINE_STEPS = 48
 
 def limited(limit):
     def set_limit():
@@ -131,8 +134,9 @@ def main():
     limits = [start + step for step in STEPS_MIB]
     problems, summary = [], [f"datum starts under {start} MiB"]
     for name, cmd, outputs in commands(archive, rows):
-        ok_from, refused = None, 0
-        for mib in limits:
+        ok_from, refused, last_refused = None, 0, None
+
+        def one_run(mib):
             folder = os.path.join(top, name.replace(" ", "-") + f"-{mib}")
             os.makedirs(folder)
             before = None
@@ -143,10 +147,29 @@ def main():
             problem = check(name, mib, p, folder, outputs, before)
             if problem:
                 problems.append(problem)
-            elif p.returncode == 0 and ok_from is None:
+            return p.returncode if not problem else None
+
+        for mib in limits:
+            rc = one_run(mib)
+            if rc == 0 and ok_from is None:
                 ok_from = mib
-            elif p.returncode == 1:
+            elif rc == 1:
                 refused += 1
+                if ok_from is None:
+                    last_refused = mib
+        # Failures cluster where memory runs out late, inside HDF5's or libgomp's own work (a
+        # crash at 119-130 MiB once hid between this grid's 96 and 128): sweep that gap finely.
+        if ok_from is not None and last_refused is not None:
+            gap = ok_from - last_refused
+            stride = max(1, -(-gap // FINE_STEPS))
+            least = ok_from
+            for mib in range(last_refused + stride, ok_from, stride):
+                rc = one_run(mib)
+                if rc == 1:
+                    refused += 1
+                elif rc == 0:
+                    least = min(least, mib)
+            ok_from = least
         summary.append(f"{name}: out of memory under {refused} limits, runs from {ok_from} MiB")
         if ok_from is None:
             problems.append(f"{name}: no limit up to {limits[-1]} MiB was enough")
