@@ -480,6 +480,11 @@ static void test_f64_prefix(void **state)
     assert_int_equal(f64_round_trip(NULL, v, N), io_huffman_zlib_bound(8 * N)); /* stored */
     free(ref);
     free(v);
+    /* More than 2^20 values, a chunk's, in one pass. */
+    size_t many = ((size_t)1 << 20) + 70001;
+    v = matchpoint_values(&r, many);
+    assert_true(f64_round_trip(lz, v, many) < 2 * many);
+    free(v);
     libdeflate_free_compressor(lz);
 }
 
