@@ -357,10 +357,12 @@ static int create_h5(datum_pass *p, method *x)
         break;
     }
     case KIND_MATCHPOINTS:
-        col->datum = datum_output_add_column(h5, "fields", "top", info->n_fields,
-                                             "top of the field (its matchpoints' maximum)");
         /* A few hundred values repeat (halves, and the fractions of a few
-         * field sizes): deflated as repeats, not searched. */
+         * field sizes; the tops of a few field sizes): deflated as repeats,
+         * not searched. */
+        col->datum = datum_output_add_stored_column(h5, "fields", "top", info->n_fields,
+                                                    "top of the field (its matchpoints' maximum)",
+                                                    DATUM_STORE_F64_REPEATS);
         col->a = datum_output_add_stored_column(h5, "results", "ns_mp", info->n_results,
                                                 "North-South matchpoints", DATUM_STORE_F64_REPEATS);
         col->b = datum_output_add_stored_column(
