@@ -15,6 +15,7 @@
 
 #include <libdeflate.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,35 +124,65 @@ int io_chunked_put(const io_chunked *c, uint64_t chunk, const unsigned char *pac
     return H5Dwrite_chunk(c->ds, H5P_DEFAULT, 0, &offset, size, packed) < 0 ? -1 : 0;
 }
 
+/* A chunk of io_chunked_write: its bytes once packed; state 0 while being
+ * packed, then 1 (packed) or -1 (failed). */
+typedef struct {
+    const unsigned char *bytes;
+    size_t size;
+    atomic_int state;
+} packed_chunk;
+
+/* The initial thread's part of io_chunked_write: puts the chunks from *next
+ * on that are packed, in order, until one is not (yet); 0, or -1 when HDF5
+ * refused one. */
+static int put_ready(const io_chunked *c, uint64_t first_chunk, packed_chunk *packed,
+                     size_t n_chunks, size_t *next)
+{
+    for (; *next < n_chunks; ++*next) {
+        packed_chunk *k = &packed[*next];
+        if (atomic_load_explicit(&k->state, memory_order_acquire) != 1) return 0;
+        if (io_chunked_put(c, first_chunk + *next, k->bytes, k->size) < 0) return -1;
+    }
+    return 0;
+}
+
 int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
                      uint64_t first_chunk, size_t n_chunks, const void *data, int threads)
 {
     size_t bytes = (size_t)c->chunk * c->elem, stride = io_chunked_pack_room(c);
-    struct packed_chunk {
-        const unsigned char *bytes;
-        size_t size;
-    } *packed = datum_malloc(ctx, n_chunks, sizeof *packed); /* n_chunks: a batch, a few */
+    packed_chunk *packed = datum_malloc(ctx, n_chunks, sizeof *packed); /* n_chunks: a batch, a few */
     int failed = 0, nomem = !packed || datum_reserve(ctx, &scratch->p, &scratch->cap,
                                                      n_chunks * stride, 1) != DATUM_OK;
     unsigned char *work = scratch->p;
+    size_t put = 0; /* chunks written */
+    atomic_size_t taken;
+    atomic_init(&taken, 0);
+    for (size_t k = 0; !nomem && k < n_chunks; k++) atomic_init(&packed[k].state, 0);
     if (!nomem) {
+        /* HDF5 itself is serial, and stays on the initial thread: it writes
+         * the finished chunks in order between its own packs, while the
+         * others pack on (it wrote them all after the packing, the others
+         * waiting), then what is left once all are packed. The same file. */
 #pragma omp parallel num_threads(threads) reduction(| : failed, nomem)
         {
             io_compressor z = {0};
-#pragma omp for schedule(static)
-            for (size_t k = 0; k < n_chunks; k++) {
-                if (nomem) continue;
-                int rc = io_chunked_pack(ctx, c, &z, (const unsigned char *)data + k * bytes,
-                                         work + k * stride, &packed[k].bytes, &packed[k].size);
+            int putter = omp_get_thread_num() == 0;
+            for (size_t k; (k = atomic_fetch_add(&taken, 1)) < n_chunks;) {
+                int rc = nomem || failed ? DATUM_E_IO
+                                         : io_chunked_pack(ctx, c, &z,
+                                                           (const unsigned char *)data + k * bytes,
+                                                           work + k * stride, &packed[k].bytes,
+                                                           &packed[k].size);
                 nomem |= rc == DATUM_E_NOMEM;
                 failed |= rc == DATUM_E_IO;
+                atomic_store_explicit(&packed[k].state, rc == DATUM_OK ? 1 : -1,
+                                      memory_order_release);
+                if (putter && !failed && !nomem) failed = put_ready(c, first_chunk, packed, n_chunks, &put) < 0;
             }
             io_compressor_free(&z);
         }
     }
-    /* HDF5 itself is serial: the finished chunks go in one by one, in order. */
-    for (size_t k = 0; k < n_chunks && !failed && !nomem; k++)
-        failed = io_chunked_put(c, first_chunk + k, packed[k].bytes, packed[k].size) < 0;
+    if (!failed && !nomem) failed = put_ready(c, first_chunk, packed, n_chunks, &put) < 0 || put < n_chunks;
     datum_free(packed);
     return nomem ? DATUM_E_NOMEM : failed ? DATUM_E_IO : DATUM_OK;
 }

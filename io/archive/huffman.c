@@ -471,6 +471,35 @@ static void find_repeats(const unsigned char *in, size_t n, f64_tables *t, uint1
     }
 }
 
+/* Adds len <= 56 bits of c to the bits held in locals (*acc, *cnt < 8) and
+ * stores the whole bytes at p (8 bytes written: room for them is the
+ * caller's); returns the new p. Inlined, the bits stay in registers: through
+ * a bit_writer, every store to the output could alias it. */
+static inline unsigned char *put_held(uint64_t *acc, unsigned *cnt, unsigned char *p, uint64_t c,
+                                      unsigned len)
+{
+    *acc |= c << *cnt; /* 56 bits at most, to 7 */
+    *cnt += len;
+    store_le64(p, *acc);
+    p += *cnt >> 3;
+    *acc >>= *cnt & ~7u;
+    *cnt &= 7;
+    return p;
+}
+
+/* Per distance (in values), the whole code of a match of a value: at most 15
+ * bits of length and 28 of distance, and their count in the top byte. */
+static void match_codes(const block_trees *tr, f64_tables *t)
+{
+    for (unsigned d = 1; d <= WINDOW_ELEMS; d++) {
+        unsigned n_extra, extra, s = distance_symbol(ELEM * d, &n_extra, &extra);
+        unsigned ls = tr->lens[MATCH_SYMBOL], ds = tr->lens[N_LITLEN_ALL + s];
+        uint64_t code = tr->code[MATCH_SYMBOL] |
+                        (uint64_t)(tr->code[N_LITLEN_ALL + s] | extra << ds) << ls;
+        t->code[d] = code | (uint64_t)(ls + ds + n_extra) << 56;
+    }
+}
+
 /* The bytes of a value sent as literals, 15 bits at most each: three puts
  * of at most 45 bits. */
 static inline void put_value_bytes(bit_writer *w, const uint32_t *tab, const unsigned char *b)
@@ -486,12 +515,12 @@ static inline void put_value_bytes(bit_writer *w, const uint32_t *tab, const uns
     }
 }
 
-size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in_, size_t n,
-                            void *scratch, void *out_, size_t out_cap)
+/* io_f64_zlib_compress with the codes of every value's counts: two passes
+ * (the distances and their counts, then the stream), sized exactly before a
+ * bit is written. */
+static size_t f64_exact(struct libdeflate_compressor *lz, const unsigned char *in, size_t n,
+                        f64_tables *t, unsigned char *out, size_t out_cap)
 {
-    const unsigned char *in = in_;
-    unsigned char *out = out_;
-    f64_tables *t = scratch;
     uint16_t *dist = (uint16_t *)(t + 1);
     uint64_t lit_freq[N_LITLEN_ALL] = {0}, dist_freq[N_DIST_ALL] = {0}, extra_bits = 0;
     find_repeats(in, n, t, dist, lit_freq);
@@ -520,15 +549,7 @@ size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in_, s
         trees_write(&w, &tr);
         uint32_t tab[256];
         for (int b = 0; b < 256; b++) tab[b] = tr.code[b] | (uint32_t)tr.lens[b] << 16;
-        /* Per distance, the match's whole code: at most 15 bits of length and
-         * 28 of distance. */
-        for (unsigned d = 1; d <= WINDOW_ELEMS; d++) {
-            unsigned n_extra, extra, s = distance_symbol(ELEM * d, &n_extra, &extra);
-            unsigned ls = tr.lens[MATCH_SYMBOL], ds = tr.lens[N_LITLEN_ALL + s];
-            uint64_t code = tr.code[MATCH_SYMBOL] |
-                            (uint64_t)(tr.code[N_LITLEN_ALL + s] | extra << ds) << ls;
-            t->code[d] = code | (uint64_t)(ls + ds + n_extra) << 56;
-        }
+        match_codes(&tr, t);
         /* The bit buffer in locals while there is room for a whole word:
          * through w, every store to the output could alias it. */
         uint64_t acc = w.bits;
@@ -552,12 +573,7 @@ size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in_, s
                 len += (unsigned)(t->code[dist[i + 1]] >> 56);
                 i++;
             }
-            acc |= c << cnt; /* 56 bits at most, to 7 */
-            cnt += len;
-            store_le64(p, acc);
-            p += cnt >> 3;
-            acc >>= cnt & ~7u;
-            cnt &= 7;
+            p = put_held(&acc, &cnt, p, c, len);
         }
         w = (bit_writer){acc, cnt, p, w.end};
         for (; i < n; i++) {
@@ -570,4 +586,111 @@ size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in_, s
     }
     put_adler(out + size - 4, in, ELEM * n);
     return size;
+}
+
+/* Past the first PREFIX_ELEMS values, whose counts give the codes, one pass
+ * finds each value's last occurrence and sends it at once: no array of the
+ * distances and no counts of the whole chunk (f64_exact's first pass, about
+ * half its time). Every symbol gets a code (a count of at least 1), so that
+ * the values after the prefix find one for anything the prefix lacked. On
+ * decade's matchpoints: 0.7 % more bytes than f64_exact's streams (95.0
+ * against 94.3 MB a column), in 0.65-0.8 of its time (A/B on 8 chunks). */
+enum {
+    PREFIX_ELEMS = 65536,
+    ROOM_SLACK = 64, /* bytes written past the stored blocks' size at most */
+};
+
+/* Distance back to the last occurrence of value i (v) within the window, 0
+ * if none, found through the table as find_repeats does; i recorded. */
+static inline unsigned repeat_of(const unsigned char *in, size_t i, uint64_t v, uint32_t *last)
+{
+    unsigned h = (unsigned)((v * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - HASH_BITS));
+    size_t j = last[h], d = i + 1 - j;
+    d = j && d <= WINDOW_ELEMS && load_value(in, j - 1) == v ? d : 0;
+    last[h] = (uint32_t)(i + 1);
+    return (unsigned)d;
+}
+
+/* The one-pass stream of n > PREFIX_ELEMS values, or 0 when f64_exact must
+ * decide: the stream is not smaller than stored blocks, or out_cap leaves no
+ * room to find out; *lz_better: more than half the prefix's values would go
+ * as bytes (the stream is then not made). */
+static size_t f64_one_pass(const unsigned char *in, size_t n, f64_tables *t, unsigned char *out,
+                           size_t out_cap, int *lz_better)
+{
+    uint16_t *dist = (uint16_t *)(t + 1);
+    uint64_t lit_freq[N_LITLEN_ALL] = {0}, dist_freq[N_DIST_ALL] = {0};
+    size_t m = PREFIX_ELEMS, stored_size = io_huffman_zlib_bound(ELEM * n);
+    find_repeats(in, m, t, dist, lit_freq);
+    *lz_better = (uint64_t)t->count[0] * F64_LZ_SHARE_DEN > (uint64_t)m * F64_LZ_SHARE_NUM;
+    if (*lz_better || out_cap < stored_size || out_cap - stored_size < ROOM_SLACK) return 0;
+    for (int b = 0; b < 256; b++) lit_freq[b]++;
+    lit_freq[MATCH_SYMBOL] = m - t->count[0] + 1;
+    lit_freq[EOB] = 1;
+    for (unsigned d = 1; d <= WINDOW_ELEMS; d++) {
+        unsigned n_extra, extra, s = distance_symbol(ELEM * d, &n_extra, &extra);
+        dist_freq[s] += t->count[d] + (dist_freq[s] == 0);
+    }
+    block_trees tr;
+    trees_build(&tr, lit_freq, N_LITLEN_ALL, dist_freq, N_DIST_ALL);
+    put_zlib_header(out);
+    bit_writer w = {0, 0, out + 2, out + out_cap};
+    trees_write(&w, &tr); /* a few hundred bytes: a stored block's size is 512 KiB and more */
+    uint32_t tab[256];
+    for (int b = 0; b < 256; b++) tab[b] = tr.code[b] | (uint32_t)tr.lens[b] << 16;
+    match_codes(&tr, t);
+    memset(t->last, 0, sizeof t->last);
+    /* The loop stops once the stream reaches the stored blocks' size: a
+     * turn writes at most 23 bytes past p, the end 8 more. */
+    const unsigned char *limit = out + stored_size;
+    uint64_t acc = w.bits;
+    unsigned cnt = w.n;
+    unsigned char *p = w.p;
+    size_t i = 0;
+    /* d: value i's distance; dn, value i + 1's, found first so that two
+     * matches go out in one flush, as in f64_exact. */
+    unsigned d = repeat_of(in, 0, load_value(in, 0), t->last);
+    while (i < n && p < limit) {
+        unsigned dn = i + 1 < n ? repeat_of(in, i + 1, load_value(in, i + 1), t->last) : 0;
+        if (!d) {
+            w = (bit_writer){acc, cnt, p, w.end};
+            put_value_bytes(&w, tab, in + ELEM * i);
+            acc = w.bits, cnt = w.n, p = w.p;
+            i++;
+            d = dn;
+            continue;
+        }
+        uint64_t c = t->code[d] & ((UINT64_C(1) << 56) - 1);
+        unsigned len = (unsigned)(t->code[d] >> 56);
+        if (dn && len + (unsigned)(t->code[dn] >> 56) <= 56) {
+            c |= (t->code[dn] & ((UINT64_C(1) << 56) - 1)) << len;
+            len += (unsigned)(t->code[dn] >> 56);
+            i += 2;
+            d = i < n ? repeat_of(in, i, load_value(in, i), t->last) : 0;
+        } else {
+            i++;
+            d = dn;
+        }
+        p = put_held(&acc, &cnt, p, c, len);
+    }
+    w = (bit_writer){acc, cnt, p, w.end};
+    bw_put(&w, tr.code[EOB], tr.lens[EOB]);
+    bw_put(&w, 0, 7); /* the last byte's padding; any bits left are padding too */
+    size_t size = (size_t)(w.p - out) + 4;
+    if (i < n || size >= stored_size) return 0;
+    put_adler(out + size - 4, in, ELEM * n);
+    return size;
+}
+
+size_t io_f64_zlib_compress(struct libdeflate_compressor *lz, const void *in_, size_t n,
+                            void *scratch, void *out_, size_t out_cap)
+{
+    const unsigned char *in = in_;
+    unsigned char *out = out_;
+    f64_tables *t = scratch;
+    int lz_better = 0;
+    size_t size = n > PREFIX_ELEMS ? f64_one_pass(in, n, t, out, out_cap, &lz_better) : 0;
+    if (size) return size;
+    if (lz && lz_better) return libdeflate_zlib_compress(lz, in, ELEM * n, out, out_cap);
+    return f64_exact(lz, in, n, t, out, out_cap);
 }

@@ -34,9 +34,10 @@ size_t io_huffman_zlib_compress(struct libdeflate_compressor *lz, const void *in
  * of a few field sizes): every value is a deflate match of its 8 bytes with
  * its last occurrence, or its 8 bytes as literals, in one dynamic-Huffman
  * block; stored blocks when smaller. No search beyond one table lookup a
- * value: several times faster than libdeflate level 1. When `lz` is not NULL
- * and more than half the values are sent as bytes, the stream is
- * libdeflate_zlib_compress(lz, ...) instead. scratch:
+ * value: several times faster than libdeflate level 1. Past 65536 values,
+ * the codes are those of the first 65536 (one pass over the rest). When `lz`
+ * is not NULL and more than half the values (of the first 65536) are sent
+ * as bytes, the stream is libdeflate_zlib_compress(lz, ...) instead. scratch:
  * io_f64_zlib_scratch(n) bytes of the caller's, aligned for uint64_t.
  * Nothing is allocated. Returns the size or 0, as io_huffman_zlib_compress (for 8n
  * bytes: io_huffman_zlib_bound(8n) always suffices). */

@@ -12,8 +12,12 @@
  * and rank 0 renames it. The values are the serial output's; the file is
  * larger (docs/scale-out.md).
  */
+#if defined(__linux__)
+#define _GNU_SOURCE /* sync_file_range */
+#endif
 #include "io_internal.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +64,9 @@ struct datum_output {
      * strings); borrowed, the archive outlives the output. */
     const datum_archive *names_of;
     datum_write_options opt;
+    /* The temporary file, read-only, whose writing back to disk each flush
+     * of chunks starts (start_writeback); -1: none. */
+    int writeback_fd;
     io_scratch scratch; /* the columns' compression, one after the other */
     out_column *col;
     size_t n_cols, cols_cap;
@@ -70,6 +77,7 @@ struct datum_output {
 static void output_free(datum_output *o)
 {
     if (o->file >= 0) io_h5_close_file(o->file); /* closes the datasets too */
+    if (o->writeback_fd >= 0) close(o->writeback_fd);
     if (o->shared && io_mpi_rank() != 0) { /* rank 0's file: only it removes it */
         datum_free(o->tmp);
         o->tmp = NULL;
@@ -227,6 +235,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (rc != DATUM_OK) return rc;
     o->ctx = ctx;
     o->file = H5I_INVALID_HID;
+    o->writeback_fd = -1;
     o->shared = io_mpi_active();
     if (!src) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "an output needs its source archive");
     if (rc == DATUM_OK) rc = io_write_options(ctx, opt, &o->opt);
@@ -234,6 +243,7 @@ int datum_output_create(datum_ctx *ctx, const char *path, const datum_archive *s
     if (rc == DATUM_OK) rc = check_attr_keys(ctx, attr_keys, n_attrs);
     if (rc == DATUM_OK && !(o->path = datum_strdup(ctx, path))) rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK && !o->shared) rc = io_h5_temp_create(ctx, path, &o->tmp, &o->file);
+    if (rc == DATUM_OK && !o->shared) o->writeback_fd = open(o->tmp, O_RDONLY | O_CLOEXEC);
     if (o->shared) rc = create_shared(o, rc);
     if (rc == DATUM_OK && write_header(o, src, command, attr_keys, attr_values, n_attrs) < 0)
         rc = io_h5_fail_write(ctx, path, NULL);
@@ -325,6 +335,19 @@ int datum_output_add_int_column(datum_output *o, const char *group, const char *
     return add_column(o, group, name, length, description, H5T_STD_I64LE, H5T_NATIVE_INT64, 0);
 }
 
+/* Starts writing the file's pages back to disk, without waiting: the sync
+ * of the commit (io_temp_commit) then finds them written, instead of
+ * waiting for 200 MB (matchpoints on decade: 0.1 s of 2). A hint: its
+ * failure changes nothing, the commit's sync reports any. */
+static void start_writeback(const datum_output *o)
+{
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (o->writeback_fd >= 0) (void)sync_file_range(o->writeback_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)o;
+#endif
+}
+
 /* Writes the held elements: whole chunks directly; a partial last chunk
  * directly too when it ends the dataset (padded), else through the library
  * (at_end == 0: the column is leaving the direct path). */
@@ -343,6 +366,7 @@ static int flush_held(datum_output *o, out_column *c, int at_end)
                                   c->buf, threads);
         if (rc == DATUM_E_NOMEM) return rc;
         failed = rc != DATUM_OK;
+        if (!failed) start_writeback(o);
     }
     if (!failed && rest)
         failed = io_h5_write_range(c->ds, c->buftype, c->done + whole * chunk, rest,

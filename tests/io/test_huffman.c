@@ -435,6 +435,59 @@ static void test_f64_out_of_room(void **state)
     free(noise);
 }
 
+/* Past the first 65536 values (whose counts give the codes), one pass
+ * finds and sends the rest (io_f64_zlib_compress): symbols the prefix never
+ * used (other distances, fraction bytes) must still have codes; noise after
+ * a repetitive prefix still decodes; noise from the start goes to libdeflate
+ * (with a compressor) or stored blocks; and any room, too little included,
+ * gives 0 or a stream that decodes, nothing written past it. */
+static void test_f64_prefix(void **state)
+{
+    enum { PREFIX = 65536, N = 3 * PREFIX + 5 };
+    test_rng r = test_rng_seeded("test_f64_prefix", 12);
+    double *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    /* Integers of one field size in the prefix; then thirds, other sizes,
+     * and now and then a value never seen before. */
+    for (size_t i = 0; i < N; i++)
+        v[i] = i < PREFIX ? (double)(i % 7)
+               : test_rng_range(&r, 0, 50) == 0 ? (double)test_rng_range(&r, 0, 1 << 30) / 7.0
+               : ((double)test_rng_range(&r, 0, 11) + 1) * 13.0 / 11.0 - 1;
+    struct libdeflate_compressor *lz = libdeflate_alloc_compressor(1);
+    assert_non_null(lz);
+    size_t size = f64_round_trip(NULL, v, N);
+    assert_true(size < 2 * (size_t)N);
+    assert_int_equal(f64_round_trip(lz, v, N), size); /* no fallback taken */
+    const size_t caps[] = {0, 1, 100, size - 1, size, io_huffman_zlib_bound(8 * N) - 1,
+                           io_huffman_zlib_bound(8 * N) + 63};
+    for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+        unsigned char *z;
+        size_t got = f64_compress_into(NULL, v, N, &z, caps[c]);
+        assert_true(got <= caps[c]);
+        if (got) assert_decodes(z, got, (const unsigned char *)v, 8 * N);
+        free(z);
+    }
+    /* Noise after the prefix: bytes with the codes the prefix gave them,
+     * or stored blocks, compressor or not (the prefix decides). */
+    for (size_t i = PREFIX; i < N; i++) memcpy(&v[i], (uint64_t[]){test_rng_next(&r)}, 8);
+    assert_int_equal(f64_round_trip(lz, v, N), f64_round_trip(NULL, v, N));
+    /* Noise from the start: libdeflate's stream with a compressor. */
+    for (size_t i = 0; i < PREFIX; i++) memcpy(&v[i], (uint64_t[]){test_rng_next(&r)}, 8);
+    size_t bound = libdeflate_zlib_compress_bound(NULL, 8 * N);
+    unsigned char *ref = malloc(bound);
+    assert_non_null(ref);
+    assert_int_equal(f64_round_trip(lz, v, N), libdeflate_zlib_compress(lz, v, 8 * N, ref, bound));
+    assert_int_equal(f64_round_trip(NULL, v, N), io_huffman_zlib_bound(8 * N)); /* stored */
+    free(ref);
+    free(v);
+    /* More than 2^20 values, a chunk's, in one pass. */
+    size_t many = ((size_t)1 << 20) + 70001;
+    v = matchpoint_values(&r, many);
+    assert_true(f64_round_trip(lz, v, many) < 2 * many);
+    free(v);
+    libdeflate_free_compressor(lz);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,7 +498,7 @@ int main(void)
         cmocka_unit_test(test_bound),               cmocka_unit_test(test_f64_matchpoints),
         cmocka_unit_test(test_f64_window),          cmocka_unit_test(test_f64_no_repeats),
         cmocka_unit_test(test_f64_long_matches),
-        cmocka_unit_test(test_f64_out_of_room),
+        cmocka_unit_test(test_f64_out_of_room),     cmocka_unit_test(test_f64_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
