@@ -41,7 +41,8 @@ int rate_recycle_init(datum_ctx *ctx, uint32_t n, rate_recycle *rc)
     rc->p = datum_malloc(ctx, RATE_RECYCLE_DIRECTIONS * len, sizeof *rc->p);
     rc->q = datum_malloc(ctx, RATE_RECYCLE_DIRECTIONS * len, sizeof *rc->q);
     rc->e = datum_malloc(ctx, RATE_RECYCLE_VECTORS * RATE_RECYCLE_VECTORS, sizeof *rc->e);
-    if (!rc->z || !rc->az || !rc->p || !rc->q || !rc->e) {
+    rc->gone = datum_malloc(ctx, len, 1);
+    if (!rc->z || !rc->az || !rc->p || !rc->q || !rc->e || !rc->gone) {
         rate_recycle_free(rc);
         return DATUM_E_NOMEM;
     }
@@ -55,36 +56,34 @@ void rate_recycle_free(rate_recycle *rc)
     datum_free(rc->p);
     datum_free(rc->q);
     datum_free(rc->e);
+    datum_free(rc->gone);
     memset(rc, 0, sizeof *rc);
 }
 
 #define K RATE_RECYCLE_VECTORS
 
-/* acc[0..k) = sum over column j of `a` of a_ij z_i (row i of Z). */
-static void column_times_z(const rate_matrix *a, uint32_t j, const double *z, int k, double *acc)
-{
-    const int32_t *row;
-    const double *val;
-    uint64_t len = rate_column(a, j, &row, &val);
-    for (int b = 0; b < k; b++) acc[b] = 0;
-    for (uint64_t e = 0; e < len; e++) {
-        const double *zi = z + (size_t)row[e] * K;
-        double v = val[e];
-        for (int b = 0; b < k; b++) acc[b] += v * zi[b];
-    }
-}
-
 void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
 {
     if (!rc->z || rc->k == 0) return;
     int k = rc->k;
-    double acc[K];
-    for (uint32_t j = 0; j < rc->n; j++) { /* A symmetric: row j of delta Z from column j */
+    for (size_t e = 0; e < (size_t)rc->n * K; e++) rc->az[e] *= scale;
+    /* delta Z, delta stored above its diagonal: each entry d_ij (i <= j)
+     * adds d_ij z_i to row j and, off the diagonal, d_ij z_j to row i. */
+    for (uint32_t j = 0; j < rc->n && j < delta->n; j++) {
+        const int32_t *row;
+        const double *val;
+        uint64_t len = rate_column(delta, j, &row, &val);
         double *azj = rc->az + (size_t)j * K;
-        for (int b = 0; b < k; b++) azj[b] *= scale;
-        if (j >= delta->n) continue;
-        column_times_z(delta, j, rc->z, k, acc);
-        for (int b = 0; b < k; b++) azj[b] += acc[b];
+        const double *zj = rc->z + (size_t)j * K;
+        for (uint64_t e = 0; e < len; e++) {
+            uint32_t i = (uint32_t)row[e];
+            const double *zi = rc->z + (size_t)i * K;
+            double v = val[e];
+            for (int b = 0; b < k; b++) azj[b] += v * zi[b];
+            if (i == j) continue;
+            double *azi = rc->az + (size_t)i * K;
+            for (int b = 0; b < k; b++) azi[b] += v * zj[b];
+        }
     }
 }
 
@@ -95,21 +94,39 @@ int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *ac
     if (!rc->z || rc->k == 0) return 0;
     int k = rc->k;
     /* Z must vanish off the unknowns: a pair pinned since (or left to the
-     * dense path) takes its share out of A Z, from its column of A. */
+     * dense path) takes its share out of A Z, from its column of A (above
+     * the diagonal: its stored column; below: its row in the later ones),
+     * all of them in one pass over A. */
+    uint8_t *gone = rc->gone;
+    int any_gone = 0;
     for (uint32_t j = 0; j < rc->n; j++) {
-        double *zj = rc->z + (size_t)j * K;
+        const double *zj = rc->z + (size_t)j * K;
         int any = 0;
         for (int b = 0; b < k; b++) any |= zj[b] != 0;
-        if (active[j] || !any) continue;
+        gone[j] = !active[j] && any;
+        any_gone |= gone[j];
+    }
+    for (uint32_t j = 0; any_gone && j < rc->n && j < a->n; j++) {
         const int32_t *row;
         const double *val;
         uint64_t len = rate_column(a, j, &row, &val);
+        const double *zj = rc->z + (size_t)j * K;
+        double *azj = rc->az + (size_t)j * K;
         for (uint64_t e = 0; e < len; e++) {
-            double *az = rc->az + (size_t)row[e] * K;
-            for (int b = 0; b < k; b++) az[b] -= val[e] * zj[b];
+            uint32_t i = (uint32_t)row[e];
+            if (gone[j]) { /* a_ij z_j out of row i */
+                double *az = rc->az + (size_t)i * K;
+                for (int b = 0; b < k; b++) az[b] -= val[e] * zj[b];
+            }
+            if (i != j && gone[i]) { /* a_ji z_i out of row j */
+                const double *zi = rc->z + (size_t)i * K;
+                for (int b = 0; b < k; b++) azj[b] -= val[e] * zi[b];
+            }
         }
-        for (int b = 0; b < k; b++) zj[b] = 0;
     }
+    for (uint32_t j = 0; any_gone && j < rc->n; j++)
+        if (gone[j])
+            for (int b = 0; b < k; b++) rc->z[(size_t)j * K + b] = 0;
     /* Z'AZ over the unknowns (Z vanishes elsewhere), then its Cholesky factor. */
     double *e = rc->e;
     memset(e, 0, (size_t)k * k * sizeof *e);
@@ -313,12 +330,8 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
     rc->k = keep;
     /* The directions' products are A's over the unknowns only: the other
      * rows of A Z (pins, which may be unknowns at a later date) from A. */
-    double acc[K];
-    for (uint32_t j = 0; j < rc->n; j++) {
-        if (active[j]) continue;
-        column_times_z(a, j, rc->z, keep, acc);
-        memcpy(rc->az + (size_t)j * K, acc, (size_t)keep * sizeof *acc);
-    }
+    for (uint32_t j = 0; j < rc->n; j++) rc->gone[j] = !active[j];
+    rate_matrix_rows_times(a, rc->gone, rc->z, keep, K, rc->az);
     datum_free(g);
     return DATUM_OK;
 }
