@@ -355,6 +355,8 @@ typedef struct {
     int m;                  /* directions recorded in the current solve */
     double *p, *q;          /* RATE_RECYCLE_DIRECTIONS * n each */
     uint8_t *gone;          /* n: scratch, the rows A Z takes from A */
+    int threads;            /* the context's */
+    double *part;           /* the chunks' partial sums (recycle.c) */
 } rate_recycle;
 
 /* Allocates for n pairs, no vector yet. DATUM_OK or DATUM_E_NOMEM. */
