@@ -436,13 +436,26 @@ void rate_matvec(datum_ctx *ctx, const rate_matrix *a, const uint8_t *mask, cons
                 const double *val;
                 uint64_t len = rate_column(a, j, &row, &val);
                 if (len == 0) continue;
-                double xj = x[j], sum = val[0] * xj; /* the diagonal */
-                for (uint64_t e = 1; e < len; e++) {
-                    int32_t i = row[e];
-                    sum += val[e] * x[i];
-                    part[i] += val[e] * xj;
+                /* Four running sums: one would chain every addition (its
+                 * latency, not memory, would bound the product). */
+                double xj = x[j], s0 = val[0] * xj, s1 = 0, s2 = 0, s3 = 0; /* the diagonal */
+                uint64_t e = 1;
+                for (; e + 4 <= len; e += 4) {
+                    int32_t i0 = row[e], i1 = row[e + 1], i2 = row[e + 2], i3 = row[e + 3];
+                    s0 += val[e] * x[i0];
+                    s1 += val[e + 1] * x[i1];
+                    s2 += val[e + 2] * x[i2];
+                    s3 += val[e + 3] * x[i3];
+                    part[i0] += val[e] * xj;
+                    part[i1] += val[e + 1] * xj;
+                    part[i2] += val[e + 2] * xj;
+                    part[i3] += val[e + 3] * xj;
                 }
-                part[j] += sum;
+                for (; e < len; e++) {
+                    s0 += val[e] * x[row[e]];
+                    part[row[e]] += val[e] * xj;
+                }
+                part[j] += (s0 + s1) + (s2 + s3);
             }
         }
         /* y_i: the slices that reach row i, in order (the first holds its
