@@ -17,8 +17,8 @@
  * one record per layout (its coefficients and its group's tables), so that
  * each seat costs one cache miss, not one per array it needs.
  * A is symmetric and stored once: column j keeps its rows i <= j (the
- * others are not even accumulated), so each entry is computed and written
- * once, its value the same bits as when both triangles were stored.
+ * others go to sink rows of the accumulator and are not written), each
+ * with the same bits as when both triangles were stored.
  * Columns go in fixed blocks of RATE_BLOCK_COLS; each block's output is kept
  * by itself (no atomics, no concatenation), so the matrix is the same bit for
  * bit whatever the thread count. Work: sum over groups of (2L)^2 and over
