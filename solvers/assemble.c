@@ -16,11 +16,14 @@
  * tables by pair, built here in a few passes of bounded size) and
  * one record per layout (its coefficients and its group's tables), so that
  * each seat costs one cache miss, not one per array it needs.
+ * A is symmetric and stored once: column j keeps its rows i <= j (the
+ * others go to sink rows of the accumulator and are not written), each
+ * with the same bits as when both triangles were stored.
  * Columns go in fixed blocks of RATE_BLOCK_COLS; each block's output is kept
  * by itself (no atomics, no concatenation), so the matrix is the same bit for
  * bit whatever the thread count. Work: sum over groups of (2L)^2 and over
- * tables of 4; memory: 12 bytes per entry of A plus 28 bytes per pair and
- * thread, 24 per layout and 8 per seat of a pass.
+ * tables of 4; memory: 12 bytes per entry of A's upper triangle plus 28 bytes
+ * per pair and thread, 24 per layout and 8 per seat of a pass.
  */
 #include "rate_internal.h"
 
@@ -202,19 +205,24 @@ static void seats_free(seats *x)
     memset(x, 0, sizeof *x);
 }
 
+/* Rows n .. n + SINKS - 1 of the accumulator take what column j would add
+ * below its diagonal. */
+#define SINKS 8
+
 /* How far ahead column() asks for the layouts of its seats, then for their
  * groups' tables (found in the layout's information). */
 #define LAYOUTS_AHEAD 16
 #define TABLES_AHEAD 8
 
-/* Column j into the accumulator; returns the number of rows touched. Each
- * seat adds (w + k) at j and -(w + k) at the opponent; each group that j
- * is in adds -sigma_j K g once (j's seats are in table order, so its
- * layouts of one group are consecutive). */
+/* Column j's rows i <= j into the accumulator (the diagonal first);
+ * returns the number of rows touched. Each seat adds (w + k) at j and
+ * -(w + k) at the opponent; each group that j is in adds -sigma_j K g once
+ * (j's seats are in table order, so its layouts of one group are
+ * consecutive). */
 static uint32_t column(const datum_rate_problem *p, const layout_info *info, const seats *x,
                        uint32_t j, accumulator *w)
 {
-    int32_t stamp = (int32_t)j + 1;
+    int32_t stamp = (int32_t)j + 1, top = (int32_t)j, sink = (int32_t)x->n;
     uint32_t count = 0, last_group = UINT32_MAX;
     const seat *at = x->seats + x->off[j], *end = x->seats + x->off[j + 1];
     for (; at < end; at++) {
@@ -226,14 +234,18 @@ static uint32_t column(const datum_rate_problem *p, const layout_info *info, con
         }
         const layout_info *l = &info[at->layout];
         int ns_side = at->other >= 0;
-        add(w, stamp, &count, (int32_t)j, l->coef);
-        add(w, stamp, &count, ns_side ? at->other : ~at->other, -l->coef);
+        int32_t opponent = ns_side ? at->other : ~at->other;
+        add(w, stamp, &count, top, l->coef);
+        add(w, stamp, &count, opponent <= top ? opponent : sink, -l->coef);
         if (l->group_start == last_group) continue;
         last_group = l->group_start;
         double c = ns_side ? -l->group_k : l->group_k;
         for (uint64_t u = l->group_start; u < (uint64_t)l->group_start + l->group_len; u++) {
-            add(w, stamp, &count, p->t_ns[u], c);
-            add(w, stamp, &count, p->t_ew[u], -c);
+            /* rows below the diagonal into the sinks, without a branch (half of
+             * them, unpredictably): several, so that their sums do not chain */
+            int32_t ns = p->t_ns[u], ew = p->t_ew[u], away = sink + (int32_t)(u % SINKS);
+            add(w, stamp, &count, ns <= top ? ns : away, c);
+            add(w, stamp, &count, ew <= top ? ew : away, -c);
         }
     }
     return count;
@@ -242,8 +254,7 @@ static uint32_t column(const datum_rate_problem *p, const layout_info *info, con
 /* Block b's columns into a->blocks[b]; DATUM_OK or DATUM_E_NOMEM (recorded
  * in ctx; called inside a parallel region). */
 static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
-                          const seats *x, uint32_t b, accumulator *w, rate_block *out,
-                          double *colsum)
+                          const seats *x, uint32_t b, accumulator *w, rate_block *out)
 {
     uint32_t j0 = b * RATE_BLOCK_COLS, j1 = j0 + RATE_BLOCK_COLS;
     if (j1 > x->n) j1 = x->n;
@@ -256,15 +267,14 @@ static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const lay
         uint32_t count = column(p, info, x, j, w);
         if (datum_reserve_all(ctx, &cap, nnz + count, 2, entries, entry_size) != DATUM_OK)
             return DATUM_E_NOMEM;
-        double sum = 0;
-        for (uint32_t e = 0; e < count; e++) {
+        uint64_t kept = nnz;
+        for (uint32_t e = 0; e < count; e++) { /* the sinks' rows (n and up) left out */
             int32_t i = w->touched[e];
-            out->row[nnz + e] = i;
-            out->val[nnz + e] = w->acc[i].value;
-            sum += fabs(w->acc[i].value);
+            out->row[kept] = i;
+            out->val[kept] = w->acc[i].value;
+            kept += i < (int32_t)x->n;
         }
-        colsum[j - j0] = sum;
-        nnz += count;
+        nnz = kept;
         out->colptr[j - j0 + 1] = nnz;
     }
     for (uint32_t j = j1; j < j0 + RATE_BLOCK_COLS; j++) out->colptr[j - j0 + 1] = nnz;
@@ -276,7 +286,7 @@ static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const lay
  * assembles them in parallel; in the first, one thread runs `job` first
  * (its code into *job_rc), then joins the others. */
 static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
-                           seats *x, accumulator *work, rate_matrix *a, double *colsum,
+                           seats *x, accumulator *work, rate_matrix *a,
                            const rate_side_job *job, int *job_rc)
 {
     uint32_t n = x->n, threads = x->threads;
@@ -309,13 +319,43 @@ static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const la
 #pragma omp for schedule(dynamic, 1) nowait
             for (uint32_t b = b0; b < b1; b++) {
                 accumulator *w = &work[omp_get_thread_num()];
-                if (assemble_block(ctx, p, info, x, b, w, &a->blocks[b], colsum + (size_t)b * RATE_BLOCK_COLS))
+                if (assemble_block(ctx, p, info, x, b, w, &a->blocks[b]))
                     failed = 1;
             }
         }
         if (failed) return DATUM_E_NOMEM; /* recorded by the allocator */
     }
     return DATUM_OK;
+}
+
+/* nnz, the product's slices (balanced by the entries stored, one more per
+ * column) and its scratch, once the columns are filled. DATUM_OK or
+ * DATUM_E_NOMEM. */
+static int matrix_finish(datum_ctx *ctx, rate_matrix *a)
+{
+    uint64_t stored = 0, diagonal = 0, total, at = 0;
+    for (uint32_t b = 0; b < a->n_blocks; b++) {
+        const uint64_t *cp = a->blocks[b].colptr;
+        stored += cp[RATE_BLOCK_COLS];
+        for (uint32_t c = 0; c < RATE_BLOCK_COLS; c++) diagonal += cp[c + 1] > cp[c];
+    }
+    a->nnz = 2 * stored - diagonal;
+    total = stored + a->n;
+    a->slice[0] = 0;
+    for (uint32_t j = 0, s = 1; s <= RATE_PRODUCT_SLICES; s++) {
+        uint64_t goal = total * s / RATE_PRODUCT_SLICES;
+        while (j < a->n && at < goal) {
+            const rate_block *k = &a->blocks[j / RATE_BLOCK_COLS];
+            uint32_t c = j % RATE_BLOCK_COLS;
+            at += k->colptr[c + 1] - k->colptr[c] + 1;
+            j++;
+        }
+        a->slice[s] = s == RATE_PRODUCT_SLICES ? a->n : j;
+    }
+    if (!a->partial)
+        a->partial = datum_malloc(ctx, (size_t)RATE_PRODUCT_SLICES * (a->n ? a->n : 1),
+                                  sizeof *a->partial);
+    return a->partial ? DATUM_OK : DATUM_E_NOMEM;
 }
 
 int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
@@ -328,19 +368,18 @@ int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rat
     int threads = datum_ctx_threads(ctx), job_rc = DATUM_OK, job_ran = 0;
     a->blocks = datum_calloc(ctx, a->n_blocks, sizeof *a->blocks);
     accumulator *work = datum_calloc(ctx, (size_t)threads, sizeof *work);
-    double *colsum = datum_calloc(ctx, n, sizeof *colsum);
     layout_info *info = datum_malloc(ctx, p->n_layouts + 1, sizeof *info);
     seats x = {.n = n, .threads = (uint32_t)threads};
-    int rc = a->blocks && work && colsum && info ? DATUM_OK : DATUM_E_NOMEM;
+    int rc = a->blocks && work && info ? DATUM_OK : DATUM_E_NOMEM;
     if (rc == DATUM_OK) rc = layout_infos(ctx, p, info);
     if (rc == DATUM_OK) rc = count_seats(ctx, p, &x);
     for (int t = 0; t < threads && rc == DATUM_OK; t++) {
-        work[t].acc = datum_calloc(ctx, n + 1, sizeof *work[t].acc); /* marks 0: no column */
-        work[t].touched = datum_malloc(ctx, n + 1, sizeof *work[t].touched);
+        work[t].acc = datum_calloc(ctx, n + SINKS, sizeof *work[t].acc); /* marks 0: no column */
+        work[t].touched = datum_malloc(ctx, n + SINKS, sizeof *work[t].touched);
         if (!work[t].acc || !work[t].touched) rc = DATUM_E_NOMEM;
     }
     if (rc == DATUM_OK && a->n_blocks > 0) {
-        rc = assemble_passes(ctx, p, info, &x, work, a, colsum, job, &job_rc);
+        rc = assemble_passes(ctx, p, info, &x, work, a, job, &job_rc);
         job_ran = 1;
     }
     if (rc == DATUM_OK && job_rc != DATUM_OK) rc = job_rc;
@@ -351,12 +390,7 @@ int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rat
     datum_free(work);
     datum_free(info);
     seats_free(&x);
-    if (rc == DATUM_OK) {
-        for (uint32_t b = 0; b < a->n_blocks; b++) a->nnz += a->blocks[b].colptr[RATE_BLOCK_COLS];
-        for (uint32_t j = 0; j < n; j++)
-            if (colsum[j] > a->norm1) a->norm1 = colsum[j];
-    }
-    datum_free(colsum);
+    if (rc == DATUM_OK) rc = matrix_finish(ctx, a);
     if (rc != DATUM_OK) {
         rate_matrix_free(a);
         return rc;
@@ -378,25 +412,106 @@ void rate_matrix_free(rate_matrix *a)
         datum_free(a->blocks[b].val);
     }
     datum_free(a->blocks);
+    datum_free(a->partial);
     memset(a, 0, sizeof *a);
 }
 
 void rate_matvec(datum_ctx *ctx, const rate_matrix *a, const uint8_t *mask, const double *x,
                  double *y)
 {
-    /* A is symmetric: row j of A x is column j's entries against x. */
-#pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(static)
-    for (uint32_t j = 0; j < a->n; j++) {
-        if (mask && !mask[j]) {
-            y[j] = 0;
-            continue;
+    uint32_t n = a->n;
+#pragma omp parallel num_threads(datum_ctx_threads(ctx))
+    {
+        /* Slice s: its columns' sums into part[j], the products of their
+         * entries above the diagonal into part[i], i < j; part covers the
+         * rows up to the slice's last column. */
+#pragma omp for schedule(dynamic, 1)
+        for (int s = 0; s < RATE_PRODUCT_SLICES; s++) {
+            uint32_t j1 = a->slice[s + 1];
+            double *part = a->partial + (size_t)s * n;
+            memset(part, 0, j1 * sizeof *part);
+            for (uint32_t j = a->slice[s]; j < j1; j++) {
+                if (mask && !mask[j]) continue; /* x_j = 0 */
+                const int32_t *row;
+                const double *val;
+                uint64_t len = rate_column(a, j, &row, &val);
+                if (len == 0) continue;
+                /* Four running sums: one would chain every addition (its
+                 * latency, not memory, would bound the product). */
+                double xj = x[j], s0 = val[0] * xj, s1 = 0, s2 = 0, s3 = 0; /* the diagonal */
+                uint64_t e = 1;
+                for (; e + 4 <= len; e += 4) {
+                    int32_t i0 = row[e], i1 = row[e + 1], i2 = row[e + 2], i3 = row[e + 3];
+                    s0 += val[e] * x[i0];
+                    s1 += val[e + 1] * x[i1];
+                    s2 += val[e + 2] * x[i2];
+                    s3 += val[e + 3] * x[i3];
+                    part[i0] += val[e] * xj;
+                    part[i1] += val[e + 1] * xj;
+                    part[i2] += val[e + 2] * xj;
+                    part[i3] += val[e + 3] * xj;
+                }
+                for (; e < len; e++) {
+                    s0 += val[e] * x[row[e]];
+                    part[row[e]] += val[e] * xj;
+                }
+                part[j] += (s0 + s1) + (s2 + s3);
+            }
         }
+        /* y_i: the slices that reach row i, in order (the first holds its
+         * column). */
+#pragma omp for schedule(static)
+        for (int s = 0; s < RATE_PRODUCT_SLICES; s++)
+            for (uint32_t i = a->slice[s]; i < a->slice[s + 1]; i++) {
+                if (mask && !mask[i]) {
+                    y[i] = 0;
+                    continue;
+                }
+                double sum = a->partial[(size_t)s * n + i];
+                for (int t = s + 1; t < RATE_PRODUCT_SLICES; t++) sum += a->partial[(size_t)t * n + i];
+                y[i] = sum;
+            }
+    }
+}
+
+double rate_matrix_norm1(const rate_matrix *a)
+{
+    double *colsum = a->partial, norm = 0;
+    if (a->n == 0) return 0;
+    memset(colsum, 0, a->n * sizeof *colsum);
+    for (uint32_t j = 0; j < a->n; j++) {
         const int32_t *row;
         const double *val;
-        uint64_t n = rate_column(a, j, &row, &val);
-        double sum = 0;
-        for (uint64_t e = 0; e < n; e++) sum += val[e] * x[row[e]];
-        y[j] = sum;
+        uint64_t len = rate_column(a, j, &row, &val);
+        for (uint64_t e = 0; e < len; e++) {
+            colsum[j] += fabs(val[e]);
+            if ((uint32_t)row[e] != j) colsum[row[e]] += fabs(val[e]);
+        }
+    }
+    for (uint32_t j = 0; j < a->n; j++)
+        if (colsum[j] > norm) norm = colsum[j];
+    return norm;
+}
+
+void rate_matrix_rows_times(const rate_matrix *a, const uint8_t *rows, const double *z, int k,
+                            int stride, double *out)
+{
+    for (uint32_t j = 0; j < a->n; j++)
+        if (rows[j])
+            for (int b = 0; b < k; b++) out[(size_t)j * stride + b] = 0;
+    for (uint32_t j = 0; j < a->n; j++) {
+        const int32_t *row;
+        const double *val;
+        uint64_t len = rate_column(a, j, &row, &val);
+        double *oj = out + (size_t)j * stride;
+        const double *zj = z + (size_t)j * stride;
+        for (uint64_t e = 0; e < len; e++) {
+            uint32_t i = (uint32_t)row[e];
+            if (rows[j]) /* a_ij z_i into row j */
+                for (int b = 0; b < k; b++) oj[b] += val[e] * z[(size_t)i * stride + b];
+            if (i != j && rows[i]) /* a_ji z_j into row i */
+                for (int b = 0; b < k; b++) out[(size_t)i * stride + b] += val[e] * zj[b];
+        }
     }
 }
 
@@ -446,6 +561,9 @@ static int add_block(datum_ctx *ctx, const rate_block *old, double scale, const 
 
 int rate_matrix_add(datum_ctx *ctx, rate_matrix *a, double scale, const rate_matrix *d)
 {
+    if (!a->partial && !(a->partial = datum_malloc(ctx, (size_t)RATE_PRODUCT_SLICES * (d->n ? d->n : 1),
+                                                   sizeof *a->partial)))
+        return DATUM_E_NOMEM;
     if (a->n_blocks == 0) { /* the first: a copy of d, column by column */
         a->n = d->n;
         a->n_blocks = d->n_blocks;
@@ -478,16 +596,5 @@ int rate_matrix_add(datum_ctx *ctx, rate_matrix *a, double scale, const rate_mat
     }
     datum_free(next);
     if (failed) return DATUM_E_NOMEM;
-    a->nnz = 0;
-    a->norm1 = 0;
-    for (uint32_t j = 0; j < a->n; j++) {
-        const int32_t *row;
-        const double *val;
-        uint64_t len = rate_column(a, j, &row, &val);
-        double sum = 0;
-        for (uint64_t e = 0; e < len; e++) sum += fabs(val[e]);
-        if (sum > a->norm1) a->norm1 = sum;
-        a->nnz += len;
-    }
-    return DATUM_OK;
+    return matrix_finish(ctx, a);
 }

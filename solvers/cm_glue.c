@@ -41,7 +41,8 @@ int rate_cm_check(datum_ctx *ctx, const cholmod_common *cm, const char *what)
     }
 }
 
-/* Entry (i, k), i <= k, of column k's entries kept (i numbered, at most k). */
+/* Entry (i, k) of column k's entries kept (i numbered; at most k, as A's
+ * stored triangle gives it when the numbering follows the pairs' order). */
 static int kept(const int32_t *index, int32_t row, size_t k)
 {
     int32_t i = index[row];

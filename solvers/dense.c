@@ -108,7 +108,11 @@ static uint32_t solve_component(const datum_rate_problem *p, const rate_matrix *
         const int32_t *row;
         const double *val;
         uint64_t n = rate_column(a, pairs[k], &row, &val);
-        for (uint64_t e = 0; e < n; e++) b[w->local[row[e]] * m + k] += val[e];
+        for (uint64_t e = 0; e < n; e++) { /* a_ik, and a_ki below the diagonal */
+            int32_t i = w->local[row[e]];
+            b[i * m + k] += val[e];
+            if ((uint32_t)row[e] != pairs[k]) b[k * m + i] += val[e];
+        }
     }
     for (int i = 0; i < m; i++) w->local[pairs[i]] = -1;
     for (int i = 0; i < m; i++) u[i] = 1 / sqrt(p->n[pairs[i]]); /* D */

@@ -24,10 +24,12 @@ int rate_cm_check(datum_ctx *ctx, const cholmod_common *cm, const char *what);
 int rate_cm_failed(const cholmod_common *cm);
 
 /* The upper triangle of A over the pairs j with index[j] >= 0, numbered
- * index[j] (pair_of[k] is the pair numbered k, k < n), as a symmetric
- * (stype 1) real CHOLMOD matrix, values as rate_cm_fill puts them; filled by
- * `threads` threads (1 inside a parallel region). Returns NULL on failure
- * (recorded in ctx, which may be NULL). */
+ * index[j] in increasing order of j (pair_of[k] is the pair numbered k,
+ * k < n, increasing: A's stored triangle is then CHOLMOD's upper one,
+ * column by column), as a symmetric (stype 1) real CHOLMOD matrix, values
+ * as rate_cm_fill puts them; filled by `threads` threads (1 inside a
+ * parallel region). Returns NULL on failure (recorded in ctx, which may be
+ * NULL). */
 cholmod_sparse *rate_cm_upper(datum_ctx *ctx, int threads, const rate_matrix *a,
                               const int32_t *index, const uint32_t *pair_of, size_t n,
                               const double *shift, const uint8_t *pinned, cholmod_common *cm);

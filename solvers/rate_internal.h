@@ -193,14 +193,24 @@ typedef struct {
     double *val;
 } rate_block;
 
-/* A symmetric: both triangles stored; column j is in block j / RATE_BLOCK_COLS.
- * Within a column, rows are in the order of first contribution (deterministic). */
+/* The product's fixed partition of the columns (rate_matvec): the same for
+ * any thread count, so that its sums are too. */
+#define RATE_PRODUCT_SLICES 16
+
+/* A symmetric, stored once: column j holds the rows i <= j, the diagonal
+ * first (when the column has any entry), then the others in the order of
+ * their first contribution (deterministic). Column j is in block
+ * j / RATE_BLOCK_COLS. The pattern of A is symmetric, so nnz (of A, both
+ * triangles) is twice the entries stored less the diagonal's. */
 typedef struct {
     uint32_t n;
     uint32_t n_blocks;
     rate_block *blocks;
     uint64_t nnz;
-    double norm1;           /* max column sum of |a_ij| */
+    /* rate_matvec: column slices balanced by entries, and a scratch vector
+     * of n per slice for the products above the diagonal. */
+    uint32_t slice[RATE_PRODUCT_SLICES + 1];
+    double *partial;
 } rate_matrix;
 
 /* A of p's layouts into a (the assembly builds its own index of the pairs'
@@ -233,7 +243,9 @@ void rate_matrix_free(rate_matrix *a);
 int rate_matrix_add(datum_ctx *ctx, rate_matrix *a, double scale, const rate_matrix *d);
 
 
-/* Column j: *row and *val receive its entries, the count is returned. */
+/* Column j, on and above the diagonal (rows i <= j, the diagonal first):
+ * *row and *val receive its entries, the count is returned. The entries
+ * below the diagonal are those of the later columns' rows j. */
 static inline uint64_t rate_column(const rate_matrix *a, uint32_t j, const int32_t **row,
                                    const double **val)
 {
@@ -245,9 +257,20 @@ static inline uint64_t rate_column(const rate_matrix *a, uint32_t j, const int32
 }
 
 /* y = A x over the columns j with mask[j] (all if mask is NULL); entries of x
- * outside the mask must be 0; y is 0 outside the mask. Parallel by blocks. */
+ * outside the mask must be 0; y is 0 outside the mask. Each stored entry
+ * a_ij (i < j) adds a_ij x_i to y_j and a_ij x_j to y_i: the latter go to
+ * the scratch vector of the column's slice, summed row by row in slice
+ * order, so y is the same bit for bit for any thread count. Parallel by
+ * slices; not reentrant (the scratch is the matrix's). */
 void rate_matvec(datum_ctx *ctx, const rate_matrix *a, const uint8_t *mask, const double *x,
                  double *y);
+/* max_j sum_i |a_ij| (sequential; uses the product's scratch). */
+double rate_matrix_norm1(const rate_matrix *a);
+/* out_j = sum_i a_ij z_i (k columns of z stored by pairs, row i at z + i *
+ * stride) for the j with rows[j], out likewise; the other rows of out are
+ * left alone. Sequential, one pass over every stored entry. */
+void rate_matrix_rows_times(const rate_matrix *a, const uint8_t *rows, const double *z, int k,
+                            int stride, double *out);
 
 /* Sequential (hence deterministic) vector helpers. */
 double rate_dot(size_t n, const double *x, const double *y);
@@ -331,6 +354,9 @@ typedef struct {
     int on;                 /* the current solve deflates */
     int m;                  /* directions recorded in the current solve */
     double *p, *q;          /* RATE_RECYCLE_DIRECTIONS * n each */
+    uint8_t *gone;          /* n: scratch, the rows A Z takes from A */
+    int threads;            /* the context's */
+    double *part;           /* the chunks' partial sums (recycle.c) */
 } rate_recycle;
 
 /* Allocates for n pairs, no vector yet. DATUM_OK or DATUM_E_NOMEM. */

@@ -18,18 +18,30 @@
  * updated with the period's matrix alone. Z only steers the iterations: the
  * stopping rule is the true residual's, as without it.
  *
- * Every loop here is sequential, in index order: the same bits for any
- * thread count.
+ * The sums over pairs go by a fixed partition into chunks of pairs, each
+ * chunk's partial sum on one thread, the partials added in chunk order; the
+ * loops over pairs that sum nothing across pairs are split any way: the
+ * same bits for any thread count.
  */
 #include "rate_internal.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 /* Pairs per tile of the Rayleigh-Ritz step: its vectors' slices stay in cache. */
 #define RECYCLE_TILE 256
 /* At most one deflation vector per this many unknowns. */
 #define RECYCLE_UNKNOWNS_PER_VECTOR 16
+/* Pairs per chunk of a sum over pairs (a multiple of RECYCLE_TILE). */
+#define RECYCLE_CHUNK 4096
+
+static uint32_t chunks_of(uint32_t n) { return (n + RECYCLE_CHUNK - 1) / RECYCLE_CHUNK; }
+
+static uint32_t chunk_end(uint32_t c, uint32_t n)
+{
+    return n - c * RECYCLE_CHUNK < RECYCLE_CHUNK ? n : (c + 1) * RECYCLE_CHUNK;
+}
 
 int rate_recycle_init(datum_ctx *ctx, uint32_t n, rate_recycle *rc)
 {
@@ -41,7 +53,11 @@ int rate_recycle_init(datum_ctx *ctx, uint32_t n, rate_recycle *rc)
     rc->p = datum_malloc(ctx, RATE_RECYCLE_DIRECTIONS * len, sizeof *rc->p);
     rc->q = datum_malloc(ctx, RATE_RECYCLE_DIRECTIONS * len, sizeof *rc->q);
     rc->e = datum_malloc(ctx, RATE_RECYCLE_VECTORS * RATE_RECYCLE_VECTORS, sizeof *rc->e);
-    if (!rc->z || !rc->az || !rc->p || !rc->q || !rc->e) {
+    rc->gone = datum_malloc(ctx, len, 1);
+    rc->threads = datum_ctx_threads(ctx);
+    rc->part = datum_malloc(ctx, (size_t)(chunks_of(n) + 1) * RATE_RECYCLE_VECTORS * RATE_RECYCLE_VECTORS,
+                            sizeof *rc->part);
+    if (!rc->z || !rc->az || !rc->p || !rc->q || !rc->e || !rc->gone || !rc->part) {
         rate_recycle_free(rc);
         return DATUM_E_NOMEM;
     }
@@ -55,36 +71,35 @@ void rate_recycle_free(rate_recycle *rc)
     datum_free(rc->p);
     datum_free(rc->q);
     datum_free(rc->e);
+    datum_free(rc->gone);
+    datum_free(rc->part);
     memset(rc, 0, sizeof *rc);
 }
 
 #define K RATE_RECYCLE_VECTORS
 
-/* acc[0..k) = sum over column j of `a` of a_ij z_i (row i of Z). */
-static void column_times_z(const rate_matrix *a, uint32_t j, const double *z, int k, double *acc)
-{
-    const int32_t *row;
-    const double *val;
-    uint64_t len = rate_column(a, j, &row, &val);
-    for (int b = 0; b < k; b++) acc[b] = 0;
-    for (uint64_t e = 0; e < len; e++) {
-        const double *zi = z + (size_t)row[e] * K;
-        double v = val[e];
-        for (int b = 0; b < k; b++) acc[b] += v * zi[b];
-    }
-}
-
 void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
 {
     if (!rc->z || rc->k == 0) return;
     int k = rc->k;
-    double acc[K];
-    for (uint32_t j = 0; j < rc->n; j++) { /* A symmetric: row j of delta Z from column j */
+    for (size_t e = 0; e < (size_t)rc->n * K; e++) rc->az[e] *= scale;
+    /* delta Z, delta stored above its diagonal: each entry d_ij (i <= j)
+     * adds d_ij z_i to row j and, off the diagonal, d_ij z_j to row i. */
+    for (uint32_t j = 0; j < rc->n && j < delta->n; j++) {
+        const int32_t *row;
+        const double *val;
+        uint64_t len = rate_column(delta, j, &row, &val);
         double *azj = rc->az + (size_t)j * K;
-        for (int b = 0; b < k; b++) azj[b] *= scale;
-        if (j >= delta->n) continue;
-        column_times_z(delta, j, rc->z, k, acc);
-        for (int b = 0; b < k; b++) azj[b] += acc[b];
+        const double *zj = rc->z + (size_t)j * K;
+        for (uint64_t e = 0; e < len; e++) {
+            uint32_t i = (uint32_t)row[e];
+            const double *zi = rc->z + (size_t)i * K;
+            double v = val[e];
+            for (int b = 0; b < k; b++) azj[b] += v * zi[b];
+            if (i == j) continue;
+            double *azi = rc->az + (size_t)i * K;
+            for (int b = 0; b < k; b++) azi[b] += v * zj[b];
+        }
     }
 }
 
@@ -95,29 +110,55 @@ int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *ac
     if (!rc->z || rc->k == 0) return 0;
     int k = rc->k;
     /* Z must vanish off the unknowns: a pair pinned since (or left to the
-     * dense path) takes its share out of A Z, from its column of A. */
+     * dense path) takes its share out of A Z, from its column of A (above
+     * the diagonal: its stored column; below: its row in the later ones),
+     * all of them in one pass over A. */
+    uint8_t *gone = rc->gone;
+    int any_gone = 0;
     for (uint32_t j = 0; j < rc->n; j++) {
-        double *zj = rc->z + (size_t)j * K;
+        const double *zj = rc->z + (size_t)j * K;
         int any = 0;
         for (int b = 0; b < k; b++) any |= zj[b] != 0;
-        if (active[j] || !any) continue;
+        gone[j] = !active[j] && any;
+        any_gone |= gone[j];
+    }
+    for (uint32_t j = 0; any_gone && j < rc->n && j < a->n; j++) {
         const int32_t *row;
         const double *val;
         uint64_t len = rate_column(a, j, &row, &val);
+        const double *zj = rc->z + (size_t)j * K;
+        double *azj = rc->az + (size_t)j * K;
         for (uint64_t e = 0; e < len; e++) {
-            double *az = rc->az + (size_t)row[e] * K;
-            for (int b = 0; b < k; b++) az[b] -= val[e] * zj[b];
+            uint32_t i = (uint32_t)row[e];
+            if (gone[j]) { /* a_ij z_j out of row i */
+                double *az = rc->az + (size_t)i * K;
+                for (int b = 0; b < k; b++) az[b] -= val[e] * zj[b];
+            }
+            if (i != j && gone[i]) { /* a_ji z_i out of row j */
+                const double *zi = rc->z + (size_t)i * K;
+                for (int b = 0; b < k; b++) azj[b] -= val[e] * zi[b];
+            }
         }
-        for (int b = 0; b < k; b++) zj[b] = 0;
     }
+    for (uint32_t j = 0; any_gone && j < rc->n; j++)
+        if (gone[j])
+            for (int b = 0; b < k; b++) rc->z[(size_t)j * K + b] = 0;
     /* Z'AZ over the unknowns (Z vanishes elsewhere), then its Cholesky factor. */
     double *e = rc->e;
-    memset(e, 0, (size_t)k * k * sizeof *e);
-    for (uint32_t j = 0; j < rc->n; j++) {
-        const double *zj = rc->z + (size_t)j * K, *azj = rc->az + (size_t)j * K;
-        for (int x = 0; x < k; x++)
-            for (int y = 0; y < k; y++) e[x * k + y] += zj[x] * azj[y];
+    uint32_t chunks = chunks_of(rc->n);
+#pragma omp parallel for num_threads(rc->threads) schedule(static)
+    for (uint32_t c = 0; c < chunks; c++) {
+        double *part = rc->part + (size_t)c * K * K;
+        memset(part, 0, (size_t)k * k * sizeof *part);
+        for (uint32_t j = c * RECYCLE_CHUNK; j < chunk_end(c, rc->n); j++) {
+            const double *zj = rc->z + (size_t)j * K, *azj = rc->az + (size_t)j * K;
+            for (int x = 0; x < k; x++)
+                for (int y = 0; y < k; y++) part[x * k + y] += zj[x] * azj[y];
+        }
     }
+    memset(e, 0, (size_t)k * k * sizeof *e);
+    for (uint32_t c = 0; c < chunks; c++)
+        for (int x = 0; x < k * k; x++) e[x] += rc->part[(size_t)c * K * K + x];
     for (int x = 0; x < k; x++)
         for (int y = 0; y < x; y++) e[x * k + y] = e[y * k + x] = 0.5 * (e[x * k + y] + e[y * k + x]);
     if (rate_cholesky(k, e) != 0) { /* Z no longer independent on these unknowns: none */
@@ -132,21 +173,29 @@ int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *ac
 static void coefficients(const rate_recycle *rc, const double *basis, const double *v, double *mu)
 {
     int k = rc->k;
-    for (int b = 0; b < k; b++) mu[b] = 0;
-    for (uint32_t j = 0; j < rc->n; j++) {
-        const double *bj = basis + (size_t)j * K;
-        double vj = v[j];
-        for (int b = 0; b < k; b++) mu[b] += bj[b] * vj;
+    uint32_t chunks = chunks_of(rc->n);
+#pragma omp parallel for num_threads(rc->threads) schedule(static)
+    for (uint32_t c = 0; c < chunks; c++) {
+        double *part = rc->part + (size_t)c * K;
+        for (int b = 0; b < k; b++) part[b] = 0;
+        for (uint32_t j = c * RECYCLE_CHUNK; j < chunk_end(c, rc->n); j++) {
+            const double *bj = basis + (size_t)j * K;
+            double vj = v[j];
+            for (int b = 0; b < k; b++) part[b] += bj[b] * vj;
+        }
     }
+    for (int b = 0; b < k; b++) mu[b] = 0;
+    for (uint32_t c = 0; c < chunks; c++)
+        for (int b = 0; b < k; b++) mu[b] += rc->part[(size_t)c * K + b];
     rate_cholesky_solve(k, rc->e, mu);
 }
 
-/* Z mu at pair j. */
+/* Z mu at pair j, in four running sums (one would chain every addition). */
 static double combine(const double *zj, const double *mu, int k)
 {
-    double sum = 0;
-    for (int b = 0; b < k; b++) sum += zj[b] * mu[b];
-    return sum;
+    double sum[4] = {0, 0, 0, 0};
+    for (int b = 0; b < k; b++) sum[b % 4] += zj[b] * mu[b];
+    return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 
 void rate_recycle_correct(const rate_recycle *rc, const uint8_t *active, double *x, double *r)
@@ -154,6 +203,7 @@ void rate_recycle_correct(const rate_recycle *rc, const uint8_t *active, double 
     double mu[K];
     if (!rc->on) return;
     coefficients(rc, rc->z, r, mu);
+#pragma omp parallel for num_threads(rc->threads) schedule(static)
     for (uint32_t j = 0; j < rc->n; j++) {
         if (!active[j]) continue;
         x[j] += combine(rc->z + (size_t)j * K, mu, rc->k);
@@ -168,6 +218,7 @@ void rate_recycle_project(const rate_recycle *rc, const uint8_t *active, const d
     (void)active; /* Z vanishes off the unknowns */
     if (!rc->on) return;
     coefficients(rc, rc->az, z, mu);
+#pragma omp parallel for num_threads(rc->threads) schedule(static)
     for (uint32_t j = 0; j < rc->n; j++) p[j] -= combine(rc->z + (size_t)j * K, mu, rc->k);
 }
 
@@ -224,31 +275,44 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
     rc->on = 0;
     rc->m = 0;
     if (!rc->z || dim == 0) return DATUM_OK;
-    size_t dd = (size_t)dim * dim;
-    double *g = datum_calloc(ctx, 6 * dd + 2 * (size_t)dim + 2 * (size_t)RECYCLE_TILE * dim, sizeof *g);
+    size_t dd = (size_t)dim * dim, tiles = 2 * (size_t)RECYCLE_TILE * dim;
+    uint32_t chunks = chunks_of(rc->n);
+    int threads = rc->threads;
+    double *g = datum_calloc(ctx, 6 * dd + 2 * (size_t)dim + (size_t)threads * tiles + 2 * dd * chunks,
+                             sizeof *g);
     if (!g) return DATUM_E_NOMEM;
     double *h = g + dd, *v = h + dd, *b = v + dd, *u = b + dd, *coef = u + dd,
-           *lambda = coef + dd, *theta = lambda + dim, *wt = theta + dim,
-           *at = wt + (size_t)RECYCLE_TILE * dim;
+           *lambda = coef + dd, *theta = lambda + dim, *scratch = theta + dim,
+           *partial = scratch + (size_t)threads * tiles;
     /* G = W'AW and H = W'DW (lower triangles; D = diag W, Jacobi's) with
-     * W = [Z P], by tiles of pairs gathered as rows. W vanishes off the
-     * unknowns. */
-    for (uint32_t j0 = 0; j0 < rc->n; j0 += RECYCLE_TILE) {
-        uint32_t len = rc->n - j0 < RECYCLE_TILE ? rc->n - j0 : RECYCLE_TILE;
-        gather_tile(rc, k, m, j0, len, wt, at);
-        for (uint32_t t = 0; t < len; t++) {
-            const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
-            double d = weight[j0 + t];
-            for (int x = 0; x < dim; x++) {
-                double wx = wj[x], ax = aj[x], dwx = d * wx;
-                double *gx = g + (size_t)x * dim, *hx = h + (size_t)x * dim;
-                for (int y = 0; y <= x; y++) {
-                    gx[y] += wx * aj[y] + wj[y] * ax;
-                    hx[y] += dwx * wj[y];
+     * W = [Z P], by tiles of pairs gathered as rows, a partial G and H per
+     * chunk. W vanishes off the unknowns. */
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (uint32_t c = 0; c < chunks; c++) {
+        double *wt = scratch + (size_t)omp_get_thread_num() * tiles, *at = wt + tiles / 2;
+        double *gc = partial + 2 * dd * c, *hc = gc + dd;
+        for (uint32_t j0 = c * RECYCLE_CHUNK, end = chunk_end(c, rc->n); j0 < end; j0 += RECYCLE_TILE) {
+            uint32_t len = end - j0 < RECYCLE_TILE ? end - j0 : RECYCLE_TILE;
+            gather_tile(rc, k, m, j0, len, wt, at);
+            for (uint32_t t = 0; t < len; t++) {
+                const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
+                double d = weight[j0 + t];
+                for (int x = 0; x < dim; x++) {
+                    double wx = wj[x], ax = aj[x], dwx = d * wx;
+                    double *gx = gc + (size_t)x * dim, *hx = hc + (size_t)x * dim;
+                    for (int y = 0; y <= x; y++) {
+                        gx[y] += wx * aj[y] + wj[y] * ax;
+                        hx[y] += dwx * wj[y];
+                    }
                 }
             }
         }
     }
+    for (uint32_t c = 0; c < chunks; c++)
+        for (size_t e = 0; e < dd; e++) {
+            g[e] += partial[2 * dd * c + e];
+            h[e] += partial[2 * dd * c + dd + e];
+        }
     for (int x = 0; x < dim; x++)
         for (int y = 0; y <= x; y++) {
             g[x * dim + y] *= 0.5;
@@ -294,8 +358,10 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
             for (int l = 0; l < r; l++) sum += b[i * dim + l] * u[l * r + c];
             coef[i * keep + c] = sum;
         }
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (uint32_t j0 = 0; j0 < rc->n; j0 += RECYCLE_TILE) {
         uint32_t len = rc->n - j0 < RECYCLE_TILE ? rc->n - j0 : RECYCLE_TILE;
+        double *wt = scratch + (size_t)omp_get_thread_num() * tiles, *at = wt + tiles / 2;
         gather_tile(rc, k, m, j0, len, wt, at);
         for (uint32_t t = 0; t < len; t++) {
             const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
@@ -313,12 +379,8 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
     rc->k = keep;
     /* The directions' products are A's over the unknowns only: the other
      * rows of A Z (pins, which may be unknowns at a later date) from A. */
-    double acc[K];
-    for (uint32_t j = 0; j < rc->n; j++) {
-        if (active[j]) continue;
-        column_times_z(a, j, rc->z, keep, acc);
-        memcpy(rc->az + (size_t)j * K, acc, (size_t)keep * sizeof *acc);
-    }
+    for (uint32_t j = 0; j < rc->n; j++) rc->gone[j] = !active[j];
+    rate_matrix_rows_times(a, rc->gone, rc->z, keep, K, rc->az);
     datum_free(g);
     return DATUM_OK;
 }

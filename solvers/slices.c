@@ -113,10 +113,15 @@ int datum_rate_problem_entries(datum_ctx *ctx, const datum_rate_problem *p, uint
     }
     for (uint32_t b = 0; rc == DATUM_OK && b < a.n_blocks; b++) {
         const rate_block *k = &a.blocks[b];
-        for (uint32_t c = 0; c < RATE_BLOCK_COLS; c++)
+        for (uint32_t c = 0; c < RATE_BLOCK_COLS; c++) /* A stored once: both triangles out */
             for (uint64_t e = k->colptr[c]; e < k->colptr[c + 1]; e++) {
-                (*row)[*nnz] = k->row[e];
-                (*col)[*nnz] = (int32_t)(b * RATE_BLOCK_COLS + c);
+                int32_t i = k->row[e], j = (int32_t)(b * RATE_BLOCK_COLS + c);
+                (*row)[*nnz] = i;
+                (*col)[*nnz] = j;
+                (*val)[(*nnz)++] = k->val[e];
+                if (i == j) continue;
+                (*row)[*nnz] = j;
+                (*col)[*nnz] = i;
                 (*val)[(*nnz)++] = k->val[e];
             }
     }

@@ -139,8 +139,8 @@ static int number(datum_ctx *ctx, const uint8_t *which, uint32_t n_pairs, number
 static double null_quality(datum_ctx *ctx, const rate_matrix *a, const double *z, double *work)
 {
     rate_matvec(ctx, a, NULL, z, work);
-    double zn = rate_norm(a->n, z);
-    return zn > 0 && a->norm1 > 0 ? rate_norm(a->n, work) / (a->norm1 * zn) : 0;
+    double zn = rate_norm(a->n, z), norm1 = zn > 0 ? rate_matrix_norm1(a) : 0;
+    return zn > 0 && norm1 > 0 ? rate_norm(a->n, work) / (norm1 * zn) : 0;
 }
 
 /* Records a numerical null vector z of pin `pin`. */
@@ -189,9 +189,9 @@ static int factorise_ridge(datum_ctx *ctx, cholmod_sparse *M, cholmod_factor *L,
     return rc;
 }
 
-/* Null vector of pin k of M (numbering over `pairs`, local[] the inverse):
- * x_k = 1, x = -A_RR^-1 A_Rk on the unpinned positions, 0 at pins (identity
- * rows of M). z receives it over the n positions. */
+/* Null vector of pin k of M (numbering over `pairs`, increasing, local[] the
+ * inverse): x_k = 1, x = -A_RR^-1 A_Rk on the unpinned positions, 0 at pins
+ * (identity rows of M). z receives it over the n positions. */
 static int pin_vector(const rate_sparse *sp, cholmod_factor *L, const uint32_t *pairs,
                       const int32_t *local, SuiteSparse_long k, const uint8_t *is_pin,
                       cholmod_dense *B, double *z, cholmod_common *cm)
@@ -202,9 +202,15 @@ static int pin_vector(const rate_sparse *sp, cholmod_factor *L, const uint32_t *
     const int32_t *row;
     const double *val;
     uint64_t len = rate_column(sp->a, pairs[k], &row, &val);
-    for (uint64_t e = 0; e < len; e++) {
+    for (uint64_t e = 0; e < len; e++) { /* A_Rk above the diagonal: column k */
         int32_t i = local[row[e]];
         if (i >= 0 && !is_pin[i]) bx[i] = -val[e];
+    }
+    for (size_t c = (size_t)k + 1; c < n; c++) { /* below: row k of the later columns */
+        if (is_pin[c]) continue;
+        len = rate_column(sp->a, pairs[c], &row, &val);
+        for (uint64_t e = 1; e < len; e++) /* past the diagonal */
+            if ((uint32_t)row[e] == pairs[k]) bx[c] = -val[e];
     }
     cholmod_dense *X = cholmod_l_solve(CHOLMOD_A, L, B, cm);
     if (!X) return rate_cm_failed(cm);
@@ -736,9 +742,11 @@ static int coarse_build(datum_ctx *ctx, const rate_sparse *sp, precond *pc)
         const int32_t *row;
         const double *val;
         uint64_t len = rate_column(sp->a, j, &row, &val);
-        for (uint64_t e = 0; e < len; e++) {
+        for (uint64_t e = 0; e < len; e++) { /* a_ij and, below the diagonal, a_ji */
             int32_t i = pc->coarse_of[row[e]];
-            if (i >= 0) pc->coarse[(size_t)i * nc + c] += val[e];
+            if (i < 0) continue;
+            pc->coarse[(size_t)i * nc + c] += val[e];
+            if ((uint32_t)row[e] != j) pc->coarse[(size_t)c * nc + i] += val[e];
         }
         if (sp->shift) pc->coarse[(size_t)c * nc + c] += sp->shift[j];
     }

@@ -151,14 +151,14 @@ datum_rate_result *rate_run(const tarch *a, const datum_rate_window *w,
 /* ------------------------------------------------------------------------ */
 /* The reference                                                            */
 
-void reference_solve(const tarch *a, const datum_rate_window *w, double ridge, double *v,
-                     const double *lib_v, reference_info *info)
+void reference_system(const tarch *a, const datum_rate_window *w, double *A, double *r, double *n)
 {
     uint32_t np = a->n_pairs;
     datum_rate_window win = w ? *w : (datum_rate_window)DATUM_RATE_WINDOW_INIT;
     datum_scale scale = DATUM_SCALE_INIT;
-    double *A = calloc((size_t)np * np, sizeof *A), *r = calloc(np, sizeof *r);
-    double *n = calloc(np, sizeof *n);
+    memset(A, 0, (size_t)np * np * sizeof *A);
+    memset(r, 0, np * sizeof *r);
+    memset(n, 0, np * sizeof *n);
     /* Seed 000, pair j on field b: n_j v_j = sum_b w_b [bb + v(a) - sum_ao v/(L-1) + sum_mo v/(L-1)],
      * moved to the left: the row of A for j. */
     for (size_t f = 0; f < a->n_fields; f++) {
@@ -192,6 +192,15 @@ void reference_solve(const tarch *a, const datum_rate_window *w, double ridge, d
             }
         }
     }
+}
+
+void reference_solve(const tarch *a, const datum_rate_window *w, double ridge, double *v,
+                     const double *lib_v, reference_info *info)
+{
+    uint32_t np = a->n_pairs;
+    double *A = calloc((size_t)np * np, sizeof *A), *r = calloc(np, sizeof *r);
+    double *n = calloc(np, sizeof *n);
+    reference_system(a, w, A, r, n);
     int32_t *idx = malloc(np * sizeof *idx);
     int m = 0;
     for (uint32_t j = 0; j < np; j++) idx[j] = n[j] > 0 ? m++ : -1;

@@ -51,6 +51,10 @@ typedef struct {
     double lib_range_residual;
 } reference_info;
 
+/* Seed 000's system written pair by pair from the rows (the library's code
+ * is not used): A (n_pairs x n_pairs, row-major), r and n (n_pairs each). */
+void reference_system(const tarch *a, const datum_rate_window *w, double *A, double *r, double *n);
+
 void reference_solve(const tarch *a, const datum_rate_window *w, double ridge, double *v,
                      const double *lib_v, reference_info *info);
 
