@@ -8,6 +8,10 @@
 
 #include <math.h>
 #include <string.h>
+#include <threads.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static const datum_rule kPlainMean = {
     .center = DATUM_CENTER_MEAN, .trim = DATUM_TRIM_NONE, .trim_count = 0,
@@ -207,23 +211,70 @@ static int64_t par_searched(const int32_t *s, size_t n, int64_t from, int64_t su
  * fields; the others go on searching from the window's edge. */
 enum { PAR_WINDOW = 16, PAR_BEHIND = 7 };
 
-/* sum[c] = the IMP sum of step w0 + c, c < PAR_WINDOW (w0 + PAR_WINDOW <=
- * PAR_STEPS): one table load per score and step (the steps' differences from
- * a score are 10 apart: the same pointer at fixed offsets), no sign, no
- * division and one loop exit instead of one per sum. */
-static void par_window_sums(const int32_t *s, size_t n, int64_t w0, int64_t *sum)
+/* The lowest difference par_window_sums looks up: every step's difference
+ * from it stays in datum_imp_by_point's table. */
+#define PAR_WINDOW_LOW (-DATUM_IMP_BY_POINT_MAX + 10 * (PAR_WINDOW - 1))
+
+/* kParWindow[x - PAR_WINDOW_LOW][c] = the IMPs of the difference x - 10c: a
+ * score's IMPs at the window's 16 steps (10 points apart) side by side, so
+ * that they are added to the 16 sums as one vector. 132 KB, built once by
+ * the first caller; the fields' differences, mostly multiples of 10, touch a
+ * tenth of it. */
+static int8_t kParWindow[DATUM_IMP_BY_POINT_MAX - PAR_WINDOW_LOW + 1][PAR_WINDOW];
+static once_flag kParWindowOnce = ONCE_FLAG_INIT;
+
+static void build_par_window(void)
 {
     const int8_t *imp = datum_imp_by_point();
-    int64_t acc[PAR_WINDOW] = {0}, d0 = 10 * (w0 - PAR_ZERO);
-    /* Clamped so that every step's difference stays in the table; a clamped
-     * difference keeps its IMPs (24 at either end) at every step. */
-    const int64_t low = -DATUM_IMP_BY_POINT_MAX + 10 * (PAR_WINDOW - 1);
-    for (size_t i = 0; i < n; i++) {
-        int64_t x = (int64_t)s[i] - d0;
-        const int8_t *at = imp + (x < low ? low : x > DATUM_IMP_BY_POINT_MAX ? DATUM_IMP_BY_POINT_MAX : x);
-        for (int c = 0; c < PAR_WINDOW; c++) acc[c] += at[-10 * c];
+    for (int x = PAR_WINDOW_LOW; x <= DATUM_IMP_BY_POINT_MAX; x++)
+        for (int c = 0; c < PAR_WINDOW; c++) kParWindow[x - PAR_WINDOW_LOW][c] = imp[x - 10 * c];
+}
+
+/* A score's row of kParWindow, its difference from step w0's d0 clamped. */
+static inline const int8_t *par_row(int32_t score, int64_t d0)
+{
+    int64_t x = (int64_t)score - d0;
+    x = x < PAR_WINDOW_LOW ? PAR_WINDOW_LOW : x > DATUM_IMP_BY_POINT_MAX ? DATUM_IMP_BY_POINT_MAX : x;
+    return kParWindow[x - PAR_WINDOW_LOW];
+}
+
+/* Fields up to this many scores add their window's sums in 16-bit vector
+ * lanes (24 IMPs a score at most: no overflow); longer ones, or without
+ * SSE2, in 64-bit integers. */
+enum { PAR_SHORT_SUMS_MAX = 1000 };
+
+/* sum[c] = the IMP sum of step w0 + c, c < PAR_WINDOW (w0 + PAR_WINDOW <=
+ * PAR_STEPS), in one pass over the scores: one row of kParWindow per score,
+ * no sign, no division and one loop exit instead of one per sum. A clamped
+ * difference keeps its IMPs (24 at either end) at every step. */
+static void par_window_sums(const int32_t *s, size_t n, int64_t w0, int64_t *sum)
+{
+    call_once(&kParWindowOnce, build_par_window);
+    const int64_t d0 = 10 * (w0 - PAR_ZERO);
+#if defined(__SSE2__)
+    if (n <= PAR_SHORT_SUMS_MAX) { /* a row sign-extended to two vectors of eight lanes */
+        _Static_assert(PAR_WINDOW == 16, "one row is one 16-byte vector");
+        __m128i low = _mm_setzero_si128(), high = low, zero = low;
+        for (size_t i = 0; i < n; i++) {
+            __m128i row = _mm_loadu_si128((const __m128i *)(const void *)par_row(s[i], d0));
+            __m128i sign = _mm_cmplt_epi8(row, zero);
+            low = _mm_add_epi16(low, _mm_unpacklo_epi8(row, sign));
+            high = _mm_add_epi16(high, _mm_unpackhi_epi8(row, sign));
+        }
+        int16_t acc[PAR_WINDOW];
+        _mm_storeu_si128((__m128i *)(void *)acc, low);
+        _mm_storeu_si128((__m128i *)(void *)(acc + 8), high);
+        for (int c = 0; c < PAR_WINDOW; c++) sum[c] = acc[c];
+    } else
+#endif
+    {
+        int64_t acc[PAR_WINDOW] = {0};
+        for (size_t i = 0; i < n; i++) {
+            const int8_t *row = par_row(s[i], d0);
+            for (int c = 0; c < PAR_WINDOW; c++) acc[c] += row[c];
+        }
+        for (int c = 0; c < PAR_WINDOW; c++) sum[c] = acc[c];
     }
-    for (int c = 0; c < PAR_WINDOW; c++) sum[c] = acc[c];
 }
 
 /* How many of sum[0..PAR_WINDOW) are above t: the sums do not increase, so
