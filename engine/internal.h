@@ -19,6 +19,20 @@ static inline int datum_wbf_band_of_fifths(int64_t fifths)
 {
     return datum_imp_by_fifth[fifths > DATUM_WBF_FIFTHS ? DATUM_WBF_FIFTHS : fifths];
 }
+/* The signed WBF IMPs of every whole difference x with |x| <=
+ * DATUM_IMP_BY_POINT_MAX, read as table[x] (x may be negative) from the
+ * pointer datum_imp_by_point returns (scale.c; built once, thread-safe; the
+ * table is never freed). A difference clamped to the range keeps its IMPs
+ * (24 from 3995 on), so a kernel pays a subtraction, a clamp and one load per
+ * difference, without a sign, a division or a bound of its own. */
+#define DATUM_IMP_BY_POINT_MAX 4200
+const int8_t *datum_imp_by_point(void);
+static inline int64_t datum_point_clamp(int64_t x)
+{
+    return x < -DATUM_IMP_BY_POINT_MAX ? -DATUM_IMP_BY_POINT_MAX
+           : x > DATUM_IMP_BY_POINT_MAX ? DATUM_IMP_BY_POINT_MAX
+                                        : x;
+}
 /* The band's lower boundary (band 0..23 -> 15..3995). */
 int datum_wbf_boundary(int band);
 

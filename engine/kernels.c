@@ -57,13 +57,10 @@ void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *awa
          * from a division by a constant, which compiles to a multiplication. */
         int64_t mult = scale->doubled ? 2 : 1;
         double unit = scale->halved ? 0.5 : 1.0;
+        const int8_t *imp = datum_imp_by_point(); /* signed: no branch on the side */
         for (size_t i = 0; i < n; i++) {
-            int64_t diff = mult * ((int64_t)scores[i] - d.num);
-            /* The sign as an integer factor: a branch on it would be
-             * mispredicted on every other row. (double)0 is +0, never -0. */
-            int sign = (diff > 0) - (diff < 0);
-            int imps = sign * datum_wbf_band_of_fifths((diff < 0 ? -diff : diff) / 5);
-            ns_imps[i] = unit * (double)imps;
+            int imps = imp[datum_point_clamp(mult * ((int64_t)scores[i] - d.num))];
+            ns_imps[i] = unit * (double)imps; /* (double)0 is +0, never -0 */
             ew_imps[i] = unit * (double)-imps;
         }
     } else if (d.den != 0) { /* den == 0: no datum, every row is adjusted */
@@ -119,14 +116,13 @@ static void cross_wbf_counting(const int32_t *scores, size_t n, int mult, int32_
 static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int32_t *total,
                              double *raw)
 {
+    const int8_t *imp = datum_imp_by_point(); /* signed: no branch, signs alternate */
     for (size_t i = 0; i < n; i++) total[i] = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t s = scores[i];
         int32_t own = total[i];
         for (size_t k = i + 1; k < n; k++) {
-            int64_t diff = mult * (s - scores[k]);
-            int sign = (diff > 0) - (diff < 0); /* no branch: signs alternate */
-            int32_t imps = sign * datum_wbf_band_of_fifths((diff < 0 ? -diff : diff) / 5);
+            int32_t imps = imp[datum_point_clamp(mult * (s - scores[k]))];
             own += imps;
             total[k] -= imps;
         }

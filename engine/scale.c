@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <threads.h>
 
 /* Midpoints between the WBF bands: |d| >= kBoundary[i] gives at least i+1 IMPs. */
 static const int kBoundary[DATUM_WBF_BANDS] = {
@@ -40,6 +41,23 @@ const unsigned char datum_imp_by_fifth[DATUM_WBF_FIFTHS + 1] = {
 };
 
 int datum_wbf_boundary(int band) { return kBoundary[band]; }
+
+/* datum_imp_by_point's table: too long to write out (8401 entries), built
+ * from datum_imp_wbf once by the first caller. */
+static int8_t kImpByPoint[2 * DATUM_IMP_BY_POINT_MAX + 1];
+static once_flag kImpByPointOnce = ONCE_FLAG_INIT;
+
+static void build_imp_by_point(void)
+{
+    for (int x = -DATUM_IMP_BY_POINT_MAX; x <= DATUM_IMP_BY_POINT_MAX; x++)
+        kImpByPoint[x + DATUM_IMP_BY_POINT_MAX] = (int8_t)datum_imp_wbf((double)x);
+}
+
+const int8_t *datum_imp_by_point(void)
+{
+    call_once(&kImpByPointOnce, build_imp_by_point);
+    return kImpByPoint + DATUM_IMP_BY_POINT_MAX;
+}
 
 int datum_imp_wbf(double diff)
 {

@@ -226,6 +226,62 @@ static void test_par_against_brute_force(void **state)
     }
 }
 
+/* Par where it is usually found: close to the mean's step (the engine reads
+ * it from the sums of a window of steps around it), near its edges and
+ * beyond them, at the ends of the candidates, with runs of equal sums and
+ * scores that are no multiples of 10 (differences on the band boundaries). */
+static void test_par_near_the_mean_against_brute_force(void **state)
+{
+    test_rng rng = test_rng_seeded("par-window", 20261127);
+    for (int trial = 0; trial < 4000; trial++) {
+        size_t n = (size_t)test_rng_range(&rng, 1, 16);
+        int32_t s[16];
+        int32_t centre = (int32_t)(10 * test_rng_range(&rng, -800, 800));
+        int64_t spread = test_rng_range(&rng, 0, 4) == 0 ? 1500 : 200;
+        for (size_t i = 0; i < n; i++) {
+            s[i] = centre + (int32_t)test_rng_range(&rng, -spread, spread);
+            if (trial % 2 == 0) s[i] -= s[i] % 10; /* the real thing: multiples of 10 */
+        }
+        if (trial % 5 == 0) /* one outlier drags the mean away from par */
+            s[0] = (int32_t)test_rng_range(&rng, -7600, 7600);
+        if (trial % 13 == 0) /* two results: runs of equal sums across the window */
+            for (size_t i = 0; i < n; i++) s[i] = s[i % 2];
+        if (trial % 29 == 0) /* near the ends of the candidates */
+            for (size_t i = 0; i < n; i++)
+                s[i] = (trial / 29) % 2 ? 7900 + (int32_t)test_rng_range(&rng, 0, 300)
+                                        : -7900 - (int32_t)test_rng_range(&rng, 0, 300);
+        double got = datum_of("par", s, n);
+        if (got != (double)par_brute_force(s, n))
+            fail_msg("trial %d: par %g, brute force %lld", trial, got,
+                     (long long)par_brute_force(s, n));
+    }
+}
+
+/* Par of fields longer than the engine's 16-bit sums take (1000 scores):
+ * the same figure as the brute force. */
+static void test_par_of_long_fields_against_brute_force(void **state)
+{
+    test_rng rng = test_rng_seeded("par-long", 20261127);
+    enum { MAX_N = 1400 };
+    static int32_t s[MAX_N], work[MAX_N];
+    for (int trial = 0; trial < 3; trial++) {
+        size_t n = (size_t)test_rng_range(&rng, 990, MAX_N);
+        int32_t centre = (int32_t)(10 * test_rng_range(&rng, -300, 300));
+        for (size_t i = 0; i < n; i++) s[i] = centre + (int32_t)(10 * test_rng_range(&rng, -40, 40));
+        if (trial % 2) { /* outliers drag the mean 500 steps from par: sums beyond 16 bits */
+            n = MAX_N;
+            for (size_t i = 0; i < n; i++) s[i] = i < 10 ? -700000 : 5000;
+        }
+        datum_rule rule;
+        datum_value v;
+        assert_int_equal(datum_rule_preset(&rule, "par"), DATUM_OK);
+        assert_int_equal(datum_field_datum(&rule, s, n, work, &v), DATUM_OK);
+        if (datum_value_double(v) != (double)par_brute_force(s, n))
+            fail_msg("trial %d, n %zu: par %g, brute force %lld", trial, n, datum_value_double(v),
+                     (long long)par_brute_force(s, n));
+    }
+}
+
 static void test_shuffling_changes_nothing(void **state)
 {
     test_rng rng = test_rng_seeded("shuffle", 7);
@@ -408,6 +464,8 @@ int main(void)
         cmocka_unit_test(test_empty_field_has_no_datum),
         cmocka_unit_test(test_presets_and_check),
         cmocka_unit_test(test_par_against_brute_force),
+        cmocka_unit_test(test_par_near_the_mean_against_brute_force),
+        cmocka_unit_test(test_par_of_long_fields_against_brute_force),
         cmocka_unit_test(test_datums_at_once_equal_one_by_one),
         cmocka_unit_test(test_shuffling_changes_nothing),
         cmocka_unit_test(test_trimmed_means_against_sorted_reference),
