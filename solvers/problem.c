@@ -253,18 +253,59 @@ int rate_problem_add_field(datum_ctx *ctx, datum_rate_problem *p, const rate_kep
  * for bit. */
 #define ADD_PARALLEL_ROWS 65536
 
+/* The layouts of every kept field of k, in field order, as
+ * rate_problem_add_field's add_layout and count: from[0 .. *n_new) the
+ * fields that make new layouts, whose tables are not copied yet (the
+ * caller copies them). same[f]: whether field f has field f - 1's tables.
+ * The tables and layouts must have room for the chunk. DATUM_OK, or
+ * DATUM_E_ARG (more than 2^32 - 1 tables). */
+static int decide_layouts(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k,
+                          const unsigned char *same, size_t *from, size_t *n_new)
+{
+    /* The last layout is field f - 1's when that field was added; else the
+     * one field `made` made in this chunk, or one of an earlier chunk. */
+    size_t made = SIZE_MAX;
+    int previous_added = 0;
+    *n_new = 0;
+    for (size_t f = 0; f < k->n_fields; f++) {
+        uint64_t len = k->offset[f + 1] - k->offset[f];
+        double w = rate_weight(&p->window, k->date[f]);
+        if (!(w > 0)) { /* as rate_problem_add_field */
+            p->summary.rows_outside += len;
+            previous_added = 0;
+            continue;
+        }
+        int merged = previous_added    ? same[f]
+                     : made != SIZE_MAX ? same_fields(k, made, f)
+                                        : same_as_last(p, k, f);
+        if (merged) {
+            p->lay_w[p->n_layouts - 1] += w;
+        } else {
+            if (p->n_tables + len > UINT32_MAX)
+                return datum_ctx_fail(ctx, DATUM_E_ARG, "more than 2^32 - 1 distinct tables");
+            from[(*n_new)++] = made = f;
+            p->n_tables += len;
+            p->lay_w[p->n_layouts++] = w;
+            p->lay_off[p->n_layouts] = p->n_tables;
+        }
+        previous_added = 1;
+        count_field(&p->summary, k, f);
+    }
+    return DATUM_OK;
+}
+
 /* Adds every kept field of k with its window's weight, as
  * rate_problem_add_field(..., 1.0) field after field would, bit for bit, on
  * `threads` (>= 2) threads. The sums r and n are independent of each other:
  * one thread sums r, another n, each over the rows in order (each pair's
- * additions in the same order as one thread's), while the others compare
- * each field's tables with the previous field's. Then the layouts are
- * decided in field order (per field, not per row) and the new layouts'
- * tables copied in parallel. DATUM_OK, DATUM_E_NOMEM or DATUM_E_ARG (more
- * than 2^32 - 1 tables). */
+ * additions in the same order as one thread's); the second then compares
+ * each field's tables with the previous field's and decides the layouts in
+ * field order (per field, not per row) while the first still sums. The new
+ * layouts' tables are then copied in parallel. DATUM_OK, DATUM_E_NOMEM or
+ * DATUM_E_ARG (more than 2^32 - 1 tables). */
 static int add_chunk(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, int threads)
 {
-    size_t nf = k->n_fields;
+    size_t nf = k->n_fields, first = p->n_layouts, n_new = 0;
     void *tables[] = {&p->t_ns, &p->t_ew};
     size_t table_size[] = {sizeof *p->t_ns, sizeof *p->t_ew};
     void *layouts[] = {&p->lay_off, &p->lay_w};
@@ -280,57 +321,30 @@ static int add_chunk(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, 
     unsigned char *same = (unsigned char *)(from + nf);
     const datum_rate_window *win = &p->window;
     double *r = p->r, *n = p->n;
+    int rc = DATUM_OK;
 #pragma omp parallel num_threads(threads)
     {
-        /* A team smaller than asked for (nested, limited): thread 0 sums both. */
-        int t = omp_get_thread_num(), sums_r = t == 0, sums_n = t == (omp_get_num_threads() > 1);
-        for (size_t f = 0; (sums_r || sums_n) && f < nf; f++) {
+        /* A team smaller than asked for (nested, limited): thread 0 does all. */
+        int t = omp_get_thread_num(), sums_r = t == 0, second = t == (omp_get_num_threads() > 1);
+        for (size_t f = 0; (sums_r || second) && f < nf; f++) {
             double w = rate_weight(win, k->date[f]);
-            if (!(w > 0)) continue; /* decayed to nothing: counted below */
+            if (!(w > 0)) continue; /* decayed to nothing: counted by decide_layouts */
             uint64_t end = k->offset[f + 1];
             if (sums_r)
                 for (uint64_t i = k->offset[f]; i < end; i++) {
                     r[k->ns[i]] += w * k->ns_imps[i];
                     r[k->ew[i]] += w * k->ew_imps[i];
                 }
-            if (sums_n)
+            if (second)
                 for (uint64_t i = k->offset[f]; i < end; i++) {
                     n[k->ns[i]] += w;
                     n[k->ew[i]] += w;
                 }
         }
-#pragma omp for schedule(dynamic, 1024) nowait
-        for (int64_t f = 1; f < (int64_t)nf; f++) same[f] = (unsigned char)same_fields(k, (size_t)f - 1, (size_t)f);
-    }
-    /* The last layout is field f - 1's when that field was added; else
-     * the one field `made` made in this chunk, or one of an earlier chunk. */
-    size_t first = p->n_layouts, n_new = 0, made = SIZE_MAX;
-    int previous_added = 0, rc = DATUM_OK;
-    for (size_t f = 0; f < nf; f++) {
-        uint64_t len = k->offset[f + 1] - k->offset[f];
-        double w = rate_weight(win, k->date[f]);
-        if (!(w > 0)) { /* as rate_problem_add_field */
-            p->summary.rows_outside += len;
-            previous_added = 0;
-            continue;
+        if (second) {
+            for (size_t f = 1; f < nf; f++) same[f] = (unsigned char)same_fields(k, f - 1, f);
+            rc = decide_layouts(ctx, p, k, same, from, &n_new);
         }
-        int merged = previous_added  ? same[f]
-                     : made != SIZE_MAX ? same_fields(k, made, f)
-                                        : same_as_last(p, k, f);
-        if (merged) {
-            p->lay_w[p->n_layouts - 1] += w;
-        } else {
-            if (p->n_tables + len > UINT32_MAX) {
-                rc = datum_ctx_fail(ctx, DATUM_E_ARG, "more than 2^32 - 1 distinct tables");
-                break;
-            }
-            from[n_new++] = made = f;
-            p->n_tables += len;
-            p->lay_w[p->n_layouts++] = w;
-            p->lay_off[p->n_layouts] = p->n_tables;
-        }
-        previous_added = 1;
-        count_field(&p->summary, k, f);
     }
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
     for (int64_t j = 0; j < (int64_t)n_new; j++) {
