@@ -32,6 +32,12 @@ typedef struct {
     uint32_t n_pairs;
     const double *rating, *raw;
     datum_rate_prediction *with_rating, *with_raw;
+    /* 1: the rows' dates are not read, each row taking its field's (the
+     * latest of its rows): the same rows kept when the window holds every
+     * date, one column less to decode. Only the kept fields' dates can then
+     * differ (the summary's first and last dates, the time decay), where a
+     * field's rows span several days. */
+    int field_dates_only;
 } datum_rate_sink;
 
 /* Reads fields first_field .. end_field - 1 of archive a (all of them:

@@ -30,8 +30,9 @@ int datum_rate_read(datum_ctx *ctx, datum_archive *a, datum_across *across, uint
         return datum_ctx_fail(ctx, DATUM_E_ARG, "datum_rate_read: %s",
                               targets != 1 ? "one target, a problem, a history or a prediction"
                                            : "no method");
+    unsigned columns = sink->field_dates_only ? RATE_COLUMNS & ~DATUM_COL_DATE : RATE_COLUMNS;
     datum_chunk_reader *reader;
-    int rc = datum_chunk_reader_create(ctx, a, RATE_COLUMNS, (size_t)1 << 20, &reader);
+    int rc = datum_chunk_reader_create(ctx, a, columns, (size_t)1 << 20, &reader);
     if (rc < 0) return rc;
     datum_chunk_reader_set_whole_events(reader, across != NULL);
     rc = datum_chunk_reader_set_range(reader, first_field, end_field);
@@ -41,7 +42,7 @@ int datum_rate_read(datum_ctx *ctx, datum_archive *a, datum_across *across, uint
         datum_chunk read, c;
         if ((rc = datum_chunk_reader_next(reader, &read)) < 0 || read.n_fields == 0) break;
         c = read;
-        if (across && (rc = datum_across_merge(across, &read, RATE_COLUMNS, &c)) < 0) break;
+        if (across && (rc = datum_across_merge(across, &read, columns, &c)) < 0) break;
         datum_rate_chunk chunk = {c.n_fields, c.offset,  c.field_date, c.date,
                                   c.ns_pair,  c.ew_pair, c.ns_score,   c.adjusted};
         if ((rc = add_to_sink(ctx, sink, &chunk)) < 0) break;
