@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "datum_alloc.h"
 #include "datum_rate.h"
+#include "datum_rate_read.h"
 
 #include <float.h>
 #include <math.h>
@@ -177,69 +178,18 @@ static int resolve(cli_parser *p, rate_job *job)
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
 
-/* Feeds every chunk of fields to fn (a problem or a prediction); with
- * across (not NULL), the fields merged across sections, in whole events. */
-typedef int (*chunk_fn)(datum_ctx *ctx, void *target, const datum_rate_chunk *c);
-
-static int each_chunk(datum_ctx *ctx, datum_archive *a, datum_across *across, const char *label,
-                      chunk_fn fn, void *target)
+/* Every chunk of this process's fields (all of them but in datum-mpi) to
+ * the sink, with the progress line `label`. */
+static int read_into(datum_ctx *ctx, datum_archive *a, datum_across *across, const char *label,
+                     const datum_rate_sink *sink)
 {
-    datum_chunk_reader *reader;
-    unsigned need = DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR | DATUM_COL_NS_SCORE |
-                    DATUM_COL_ADJUSTED | DATUM_COL_DATE;
-    uint64_t first, end; /* this process's fields: all of them but in datum-mpi */
+    uint64_t first, end;
     int rc = cli_slice(ctx, a, across != NULL, &first, &end);
     if (rc < 0) return rc;
-    if ((rc = datum_chunk_reader_create(ctx, a, need, (size_t)1 << 20, &reader)) < 0) return rc;
-    datum_chunk_reader_set_whole_events(reader, across != NULL);
-    if ((rc = datum_chunk_reader_set_range(reader, first, end)) < 0) {
-        datum_chunk_reader_free(&reader);
-        return rc;
-    }
-    datum_archive_info info;
-    datum_archive_get_info(a, &info);
     cli_progress progress;
     cli_progress_start(&progress, ctx, label);
-    for (;;) {
-        datum_chunk read, c;
-        if ((rc = datum_chunk_reader_next(reader, &read)) < 0 || read.n_fields == 0) break;
-        c = read;
-        if (across && (rc = datum_across_merge(across, &read, need, &c)) < 0) break;
-        datum_rate_chunk rc_chunk = {c.n_fields, c.offset, c.field_date, c.date,
-                                     c.ns_pair, c.ew_pair, c.ns_score, c.adjusted};
-        if ((rc = fn(ctx, target, &rc_chunk)) < 0) break;
-        datum_ctx_progress(ctx, read.first_row + read.n_rows, info.n_results);
-    }
+    rc = datum_rate_read(ctx, a, across, first, end, sink);
     cli_progress_finish(&progress);
-    datum_chunk_reader_free(&reader);
-    return rc < 0 ? rc : DATUM_OK;
-}
-
-typedef struct {
-    datum_rate_problem *problem;
-    datum_rate_history *history; /* --every */
-    const datum_method *m;
-} add_target;
-
-static int add_chunk(datum_ctx *ctx, void *target, const datum_rate_chunk *c)
-{
-    add_target *t = target;
-    return datum_rate_problem_add(ctx, t->problem, t->m, c);
-}
-
-typedef struct {
-    const datum_rate_window *window;
-    const datum_method *m;
-    uint32_t n_pairs;
-    const double *rating, *raw;
-    datum_rate_prediction *with_rating, *with_raw;
-} predict_target;
-
-static int predict_chunk(datum_ctx *ctx, void *target, const datum_rate_chunk *c)
-{
-    predict_target *t = target;
-    int rc = datum_rate_predict(ctx, t->window, t->m, c, t->n_pairs, t->rating, t->with_rating);
-    if (rc >= 0) rc = datum_rate_predict(ctx, t->window, t->m, c, t->n_pairs, t->raw, t->with_raw);
     return rc;
 }
 
@@ -552,9 +502,10 @@ static int evaluate(datum_ctx *ctx, datum_archive *a, datum_across *across, cons
     if (rc < 0 || !job->has_fit) return rc;
     /* Out of sample: the boards after --fit-until, up to --as-of. */
     datum_rate_window later = {job->fit_day + 1, job->window.as_of, 0};
-    predict_target t = {&later, m, n, r->rating, r->butler_per_board, &run->pred_rating,
-                        &run->pred_raw};
-    rc = each_chunk(ctx, a, across, "predict", predict_chunk, &t);
+    datum_rate_sink predict = {.method = m, .predict_window = &later, .n_pairs = n,
+                               .rating = r->rating, .raw = r->butler_per_board,
+                               .with_rating = &run->pred_rating, .with_raw = &run->pred_raw};
+    rc = read_into(ctx, a, across, "predict", &predict);
     run->has_prediction = rc == DATUM_OK;
     return rc;
 }
@@ -636,8 +587,8 @@ static int run_rate(datum_ctx *ctx, const char *archive_path, void *arg)
         fit.as_of = job->fit_day; /* fitted as of that day: its age counts from it */
     }
     if ((rc = datum_rate_problem_create(ctx, run.info.n_pairs, &fit, &problem)) < 0) goto done;
-    add_target add = {.problem = problem, .m = &job->mo.method};
-    if ((rc = each_chunk(ctx, a, across, "read", add_chunk, &add)) < 0) goto done;
+    datum_rate_sink add = {.method = &job->mo.method, .problem = problem};
+    if ((rc = read_into(ctx, a, across, "read", &add)) < 0) goto done;
     datum_rate_problem_summary(problem, &run.summary);
     if ((rc = cli_rate_summary(ctx, &run.summary)) < 0) goto done;
     if (across) datum_across_counts(across, &run.across_read, &run.across_scored);
@@ -836,12 +787,6 @@ static void history_report(FILE *f, const report_args *args)
                {"total", run->t_total});
 }
 
-static int add_history_chunk(datum_ctx *ctx, void *target, const datum_rate_chunk *c)
-{
-    add_target *t = target;
-    return datum_rate_history_add(ctx, t->history, t->m, c);
-}
-
 static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
 {
     rate_job *job = arg;
@@ -873,8 +818,8 @@ static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
         (rc = datum_rate_history_create(ctx, run.info.n_pairs, job->window.from, job->window.half_life,
                                         dates, n, &h)) < 0)
         goto done;
-    add_target add = {.history = h, .m = &job->mo.method};
-    if ((rc = each_chunk(ctx, a, across, "read", add_history_chunk, &add)) < 0) goto done;
+    datum_rate_sink add = {.method = &job->mo.method, .history = h};
+    if ((rc = read_into(ctx, a, across, "read", &add)) < 0) goto done;
     if (across) datum_across_counts(across, &run.across_read, &run.across_scored);
     if ((rc = read_calibration(ctx, job)) < 0) goto done;
     run.t_read = cli_now() - t0;

@@ -8,6 +8,7 @@
 #include "datum_alloc.h"
 #include "datum_jobs.h"
 #include "datum_rate.h"
+#include "datum_rate_read.h"
 #include "datum_text.h"
 
 #include <math.h>
@@ -214,18 +215,10 @@ static int solve_ratings(datum_compare *c)
     datum_rate_window window = DATUM_RATE_WINDOW_INIT;
     datum_rate_problem *problem = NULL;
     datum_rate_result *r = NULL;
-    datum_chunk_reader *reader = NULL;
     int rc = datum_rate_problem_create(c->ctx, c->info.n_pairs, &window, &problem);
-    unsigned need = DATUM_COL_NS_PAIR | DATUM_COL_EW_PAIR | DATUM_COL_NS_SCORE | DATUM_COL_ADJUSTED;
-    if (rc >= 0) rc = datum_chunk_reader_create(c->ctx, c->archive, need, (size_t)1 << 20, &reader);
-    while (rc >= 0) {
-        datum_chunk k;
-        if ((rc = datum_chunk_reader_next(reader, &k)) < 0 || k.n_fields == 0) break;
-        datum_rate_chunk rk = {k.n_fields, k.offset, k.field_date, NULL, k.ns_pair, k.ew_pair,
-                               k.ns_score, k.adjusted};
-        rc = datum_rate_problem_add(c->ctx, problem, &c->method[c->rate].m, &rk);
-    }
-    datum_chunk_reader_free(&reader);
+    /* Every date in the window, no decay: the fields' dates suffice. */
+    datum_rate_sink sink = {.method = &c->method[c->rate].m, .problem = problem, .field_dates_only = 1};
+    if (rc >= 0) rc = datum_rate_read(c->ctx, c->archive, NULL, 0, c->info.n_fields, &sink);
     datum_rate_options opt = DATUM_RATE_OPTIONS_INIT;
     if (rc >= 0) rc = c->rate_status = datum_rate_solve(c->ctx, problem, &opt, &r);
     if (rc >= 0) {

@@ -79,7 +79,8 @@ void datum_rate_problem_free(datum_rate_problem **p);
  * n_j += w for both pairs of the row, in row order. The field's table layout
  * (pairs at each table) is stored once: consecutive fields with the same
  * layout (the boards of one round) are merged by adding their weights.
- * Memory: 8 bytes per stored table, O(largest chunk) scratch.
+ * Memory: 8 bytes per stored table, O(largest chunk) scratch. Runs on the
+ * context's threads: the same problem, bit for bit, for any thread count.
  * Returns DATUM_OK, DATUM_E_ARG (a pair index out of range, ns == ew, a
  * method the engine refuses, or a call after the problem was solved),
  * DATUM_E_NOMEM. */

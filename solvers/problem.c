@@ -99,9 +99,16 @@ int rate_keep(datum_ctx *ctx, const datum_rate_window *w, const datum_method *m,
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t f = 0; f < n_fields; f++) {
-        uint64_t at = k->field_start[f];
-        if (at == (f + 1 < n_fields ? k->field_start[f + 1] : k->n_rows)) continue; /* dropped */
-        for (uint64_t i = c->offset[f]; i < c->offset[f + 1]; i++) {
+        uint64_t at = k->field_start[f], first = c->offset[f], rows = c->offset[f + 1] - first;
+        uint64_t kept = (f + 1 < n_fields ? k->field_start[f + 1] : k->n_rows) - at;
+        if (kept == 0) continue; /* dropped */
+        if (kept == rows) { /* every row kept (most fields): copied whole */
+            memcpy(k->score + at, c->ns_score + first, rows * sizeof *k->score);
+            memcpy(k->ns + at, c->ns_pair + first, rows * sizeof *k->ns);
+            memcpy(k->ew + at, c->ew_pair + first, rows * sizeof *k->ew);
+            continue;
+        }
+        for (uint64_t i = first; i < c->offset[f + 1]; i++) {
             int32_t date;
             if (!row_kept(w, c, (size_t)f, i, &date)) continue;
             k->score[at] = c->ns_score[i];
@@ -166,19 +173,33 @@ void datum_rate_problem_free(datum_rate_problem **pp)
     *pp = NULL;
 }
 
+/* Whether kept field f of k has the tables of the problem's last layout (the
+ * same pairs at the same tables, in the same directions). */
+static int same_as_last(const datum_rate_problem *p, const rate_kept *k, size_t f)
+{
+    if (p->n_layouts == 0) return 0;
+    uint64_t a = k->offset[f], len = k->offset[f + 1] - a, b = p->lay_off[p->n_layouts - 1];
+    return p->lay_off[p->n_layouts] - b == len &&
+           memcmp(p->t_ns + b, k->ns + a, len * sizeof *k->ns) == 0 &&
+           memcmp(p->t_ew + b, k->ew + a, len * sizeof *k->ew) == 0;
+}
+
+/* Whether kept fields e and f of k have the same tables. */
+static int same_fields(const rate_kept *k, size_t e, size_t f)
+{
+    uint64_t a = k->offset[e], b = k->offset[f], len = k->offset[f + 1] - b;
+    return k->offset[e + 1] - a == len && memcmp(k->ns + a, k->ns + b, len * sizeof *k->ns) == 0 &&
+           memcmp(k->ew + a, k->ew + b, len * sizeof *k->ew) == 0;
+}
+
 /* Stores kept field f of k with weight w, or adds w to the last layout when
  * it is the same (same tables, same pairs, same directions). */
 static int add_layout(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, size_t f, double w)
 {
     uint64_t a = k->offset[f], len = k->offset[f + 1] - a;
-    if (p->n_layouts > 0) {
-        uint64_t b = p->lay_off[p->n_layouts - 1];
-        if (p->lay_off[p->n_layouts] - b == len &&
-            memcmp(p->t_ns + b, k->ns + a, len * sizeof *k->ns) == 0 &&
-            memcmp(p->t_ew + b, k->ew + a, len * sizeof *k->ew) == 0) {
-            p->lay_w[p->n_layouts - 1] += w;
-            return DATUM_OK;
-        }
+    if (same_as_last(p, k, f)) {
+        p->lay_w[p->n_layouts - 1] += w;
+        return DATUM_OK;
     }
     if (p->n_tables + len > UINT32_MAX)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "more than 2^32 - 1 distinct tables");
@@ -195,6 +216,15 @@ static int add_layout(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k,
     p->lay_w[p->n_layouts++] = w;
     p->lay_off[p->n_layouts] = p->n_tables;
     return DATUM_OK;
+}
+
+/* Counts kept field f of k, added, in the summary. */
+static void count_field(datum_rate_summary *s, const rate_kept *k, size_t f)
+{
+    if (s->fields == 0 || k->date[f] < s->first_date) s->first_date = k->date[f];
+    if (s->fields == 0 || k->date[f] > s->last_date) s->last_date = k->date[f];
+    s->fields++;
+    s->rows += k->offset[f + 1] - k->offset[f];
 }
 
 int rate_problem_add_field(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, size_t f,
@@ -214,12 +244,117 @@ int rate_problem_add_field(datum_ctx *ctx, datum_rate_problem *p, const rate_kep
     }
     int rc = add_layout(ctx, p, k, f, w);
     if (rc != DATUM_OK || sign < 0) return rc; /* a withdrawn field is counted where it came in */
-    datum_rate_summary *s = &p->summary;
-    if (s->fields == 0 || k->date[f] < s->first_date) s->first_date = k->date[f];
-    if (s->fields == 0 || k->date[f] > s->last_date) s->last_date = k->date[f];
-    s->fields++;
-    s->rows += k->offset[f + 1] - k->offset[f];
+    count_field(&p->summary, k, f);
     return DATUM_OK;
+}
+
+/* Below this many kept rows, or on one thread, a chunk is added field by
+ * field (rate_problem_add_field); above, by add_chunk: the same problem, bit
+ * for bit. */
+#define ADD_PARALLEL_ROWS 65536
+
+/* The layouts of every kept field of k, in field order, as
+ * rate_problem_add_field's add_layout and count: from[0 .. *n_new) the
+ * fields that make new layouts, whose tables are not copied yet (the
+ * caller copies them). same[f]: whether field f has field f - 1's tables.
+ * The tables and layouts must have room for the chunk. DATUM_OK, or
+ * DATUM_E_ARG (more than 2^32 - 1 tables). */
+static int decide_layouts(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k,
+                          const unsigned char *same, size_t *from, size_t *n_new)
+{
+    /* The last layout is field f - 1's when that field was added; else the
+     * one field `made` made in this chunk, or one of an earlier chunk. */
+    size_t made = SIZE_MAX;
+    int previous_added = 0;
+    *n_new = 0;
+    for (size_t f = 0; f < k->n_fields; f++) {
+        uint64_t len = k->offset[f + 1] - k->offset[f];
+        double w = rate_weight(&p->window, k->date[f]);
+        if (!(w > 0)) { /* as rate_problem_add_field */
+            p->summary.rows_outside += len;
+            previous_added = 0;
+            continue;
+        }
+        int merged = previous_added    ? same[f]
+                     : made != SIZE_MAX ? same_fields(k, made, f)
+                                        : same_as_last(p, k, f);
+        if (merged) {
+            p->lay_w[p->n_layouts - 1] += w;
+        } else {
+            if (p->n_tables + len > UINT32_MAX)
+                return datum_ctx_fail(ctx, DATUM_E_ARG, "more than 2^32 - 1 distinct tables");
+            from[(*n_new)++] = made = f;
+            p->n_tables += len;
+            p->lay_w[p->n_layouts++] = w;
+            p->lay_off[p->n_layouts] = p->n_tables;
+        }
+        previous_added = 1;
+        count_field(&p->summary, k, f);
+    }
+    return DATUM_OK;
+}
+
+/* Adds every kept field of k with its window's weight, as
+ * rate_problem_add_field(..., 1.0) field after field would, bit for bit, on
+ * `threads` (>= 2) threads. The sums r and n are independent of each other:
+ * one thread sums r, another n, each over the rows in order (each pair's
+ * additions in the same order as one thread's); the second then compares
+ * each field's tables with the previous field's and decides the layouts in
+ * field order (per field, not per row) while the first still sums. The new
+ * layouts' tables are then copied in parallel. DATUM_OK, DATUM_E_NOMEM or
+ * DATUM_E_ARG (more than 2^32 - 1 tables). */
+static int add_chunk(datum_ctx *ctx, datum_rate_problem *p, const rate_kept *k, int threads)
+{
+    size_t nf = k->n_fields, first = p->n_layouts, n_new = 0;
+    void *tables[] = {&p->t_ns, &p->t_ew};
+    size_t table_size[] = {sizeof *p->t_ns, sizeof *p->t_ew};
+    void *layouts[] = {&p->lay_off, &p->lay_w};
+    size_t layout_size[] = {sizeof *p->lay_off, sizeof *p->lay_w};
+    /* from[j]: the field whose tables the chunk's j-th new layout holds;
+     * same[f]: field f has the tables of field f - 1. */
+    size_t *from = datum_malloc(ctx, nf, sizeof *from + 1);
+    if (!from || datum_reserve_all(ctx, &p->tables_cap, p->n_tables + k->n_rows, 2, tables, table_size) ||
+        datum_reserve_all(ctx, &p->layouts_cap, p->n_layouts + nf + 1, 2, layouts, layout_size)) {
+        datum_free(from);
+        return DATUM_E_NOMEM;
+    }
+    unsigned char *same = (unsigned char *)(from + nf);
+    const datum_rate_window *win = &p->window;
+    double *r = p->r, *n = p->n;
+    int rc = DATUM_OK;
+#pragma omp parallel num_threads(threads)
+    {
+        /* A team smaller than asked for (nested, limited): thread 0 does all. */
+        int t = omp_get_thread_num(), sums_r = t == 0, second = t == (omp_get_num_threads() > 1);
+        for (size_t f = 0; (sums_r || second) && f < nf; f++) {
+            double w = rate_weight(win, k->date[f]);
+            if (!(w > 0)) continue; /* decayed to nothing: counted by decide_layouts */
+            uint64_t end = k->offset[f + 1];
+            if (sums_r)
+                for (uint64_t i = k->offset[f]; i < end; i++) {
+                    r[k->ns[i]] += w * k->ns_imps[i];
+                    r[k->ew[i]] += w * k->ew_imps[i];
+                }
+            if (second)
+                for (uint64_t i = k->offset[f]; i < end; i++) {
+                    n[k->ns[i]] += w;
+                    n[k->ew[i]] += w;
+                }
+        }
+        if (second) {
+            for (size_t f = 1; f < nf; f++) same[f] = (unsigned char)same_fields(k, f - 1, f);
+            rc = decide_layouts(ctx, p, k, same, from, &n_new);
+        }
+    }
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+    for (int64_t j = 0; j < (int64_t)n_new; j++) {
+        uint64_t a = k->offset[from[j]], at = p->lay_off[first + (size_t)j];
+        uint64_t len = p->lay_off[first + (size_t)j + 1] - at;
+        memcpy(p->t_ns + at, k->ns + a, len * sizeof *k->ns);
+        memcpy(p->t_ew + at, k->ew + a, len * sizeof *k->ew);
+    }
+    datum_free(from);
+    return rc;
 }
 
 int datum_rate_problem_add(datum_ctx *ctx, datum_rate_problem *p, const datum_method *m,
@@ -233,6 +368,8 @@ int datum_rate_problem_add(datum_ctx *ctx, datum_rate_problem *p, const datum_me
     p->summary.rows_outside += k->rows_outside - outside;
     p->summary.fields_one += k->fields_one - one;
     if (rc < 0) return rc;
+    int threads = k->n_rows >= ADD_PARALLEL_ROWS ? datum_ctx_threads(ctx) : 1;
+    if (threads >= 2) return add_chunk(ctx, p, k, threads);
     for (size_t f = 0; f < k->n_fields; f++)
         if ((rc = rate_problem_add_field(ctx, p, k, f, 1.0)) != DATUM_OK) return rc;
     return DATUM_OK;
