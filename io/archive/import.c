@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+
 /* ------------------------------------------------------------------------ */
 /* Dictionaries: interned names, then renumbered in byte order              */
 
@@ -280,6 +282,7 @@ typedef struct {
     uint32_t *idx2;
     size_t order_cap, keys_cap, idx2_cap;
     uint32_t last_event, last_section; /* ids of the last row's names: rows come in events */
+    int out_of_order; /* a row of the run does not come strictly after the one before it */
     /* After all is read: each id's final rank (deals: its global id). */
     uint32_t *final[IO_N_DICTS], *final_deal;
 } worker;
@@ -335,6 +338,23 @@ static int intern_repeated(worker *im, dict *d, const char *s, size_t len, uint3
 }
 
 static int spill_run(worker *w);
+
+/* The order of the names a and b of d, in bytes (as dict_sort ranks them). */
+static int name_order(const dict *d, uint32_t a, uint32_t b)
+{
+    return a == b ? 0 : strcmp(d->bytes + d->start[a], d->bytes + d->start[b]);
+}
+
+/* 1 if row r comes strictly after row prev in the archive's order (event,
+ * section, board, table; the names in byte order): a run whose every row
+ * does is in order, found as it is read (no pass over it, no sort). */
+static int comes_after(const worker *w, const row *prev, const row *r)
+{
+    int c = name_order(&w->dict[IO_D_EVENTS], prev->event, r->event);
+    if (!c) c = name_order(&w->dict[IO_D_SECTIONS], prev->section, r->section);
+    if (!c) c = CMP(prev->board, r->board);
+    return (c ? c : CMP(prev->table, r->table)) < 0;
+}
 
 /* The id of the NUL-terminated name s in d, adding it if new. */
 static int intern(datum_ctx *ctx, dict *d, const char *s, uint32_t *id)
@@ -421,6 +441,7 @@ static int add_row(worker *im, const io_row_source *src, uint32_t file, const io
         if (src->has_published_percent)
             x->ns_percent = in->published_ns_percent, x->ew_percent = in->published_ew_percent;
     }
+    if (im->n > 0 && !im->out_of_order) im->out_of_order = !comes_after(im, r - 1, r);
     note_ranges(im, r);
     im->n++;
     im->n_rows++;
@@ -479,8 +500,6 @@ int io_csv_source_open(datum_ctx *ctx, const char *path, void *arg, io_row_sourc
                            .has_teams = io_results_has_teams(r), .n_sitouts = io_results_sitouts(r)};
     return DATUM_OK;
 }
-
-#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
 
 static int same_field(const row *a, const row *b)
 {
@@ -580,15 +599,18 @@ static int sort_run(worker *im)
 {
     datum_ctx *ctx = im->im->ctx;
     size_t n = im->n;
-    int rc = dict_sort(ctx, &im->dict[IO_D_EVENTS]);
-    if (rc == DATUM_OK) rc = dict_sort(ctx, &im->dict[IO_D_SECTIONS]);
-    if (rc != DATUM_OK) return rc;
-    const uint32_t *er = im->dict[IO_D_EVENTS].rank, *sr = im->dict[IO_D_SECTIONS].rank;
     /* The buffers stay from run to run (the budget counts them): fresh
      * pages would be cleared by the kernel for every run. */
     if (datum_reserve(ctx, &im->order, &im->order_cap, n + 1, sizeof *im->order) != DATUM_OK)
         return DATUM_E_NOMEM;
     for (size_t i = 0; i < n; i++) im->order[i] = (uint32_t)i;
+    /* A run in order already, without two equal keys (an export, most
+     * scoring programs' files), as add_row found: no sort. */
+    if (!im->out_of_order) return DATUM_OK;
+    int rc = dict_sort(ctx, &im->dict[IO_D_EVENTS]);
+    if (rc == DATUM_OK) rc = dict_sort(ctx, &im->dict[IO_D_SECTIONS]);
+    if (rc != DATUM_OK) return rc;
+    const uint32_t *er = im->dict[IO_D_EVENTS].rank, *sr = im->dict[IO_D_SECTIONS].rank;
     int32_t max_board = 1, max_table = 0;
     for (size_t i = 0; i < n; i++) {
         if (im->rows[i].board > max_board) max_board = im->rows[i].board;
@@ -604,21 +626,12 @@ static int sort_run(worker *im)
 #define RUN_KEY(r)                                                                              \
     (((((uint64_t)er[(r)->event] << sb | sr[(r)->section]) << bb | (uint64_t)(r)->board) << tb) | \
      (uint64_t)(r)->table)
-    /* A run in order already, without two equal keys (an export, most
-     * scoring programs' files), is seen in one pass: no keys kept, no sort. */
-    int in_order = 1;
-    for (uint64_t i = 1, last = n ? RUN_KEY(&im->rows[0]) : 0, next; i < n && in_order; i++) {
-        next = RUN_KEY(&im->rows[i]);
-        in_order = next > last;
-        last = next;
-    }
-    if (in_order) return DATUM_OK;
     if (datum_reserve(ctx, &im->keys, &im->keys_cap, 2 * n + 2, sizeof *im->keys) != DATUM_OK ||
         datum_reserve(ctx, &im->idx2, &im->idx2_cap, n + 1, sizeof *im->idx2) != DATUM_OK)
         return DATUM_E_NOMEM;
     uint64_t *key = im->keys;
     uint32_t *idx2 = im->idx2;
-    in_order = 1;
+    int in_order = 1;
     for (size_t i = 0; i < n; i++) {
         key[i] = RUN_KEY(&im->rows[i]);
         in_order &= i == 0 || key[i] >= key[i - 1]; /* in order but for a clash */
@@ -700,6 +713,11 @@ static int spill_run(worker *w)
             im->runs[im->n_runs++] = (run_info){at, w->n, has_extras, (size_t)(w - im->workers)};
         }
     }
+    if (rc == DATUM_OK && !has_extras && !w->out_of_order) { /* in order: the rows as they are */
+        rc = scratch_write(im, at, w->rows, w->n * sizeof(row));
+        w->n = 0;
+        return rc;
+    }
     unsigned char *buf = rc == DATUM_OK ? datum_malloc(im->ctx, SPILL_BUFFER, 1) : NULL;
     if (rc == DATUM_OK && !buf) rc = DATUM_E_NOMEM;
     size_t fill = 0;
@@ -717,6 +735,7 @@ static int spill_run(worker *w)
     datum_free(buf);
     if (rc != DATUM_OK) return rc;
     w->n = 0;
+    w->out_of_order = 0;
     datum_free(w->extras);
     w->extras = NULL;
     w->extras_cap = 0;
@@ -726,23 +745,15 @@ static int spill_run(worker *w)
 /* ------------------------------------------------------------------------ */
 /* Merging the runs                                                         */
 
-/* Reads one run in order: from memory (a worker's run, never spilled) or
- * from the scratch file through a buffer. */
+/* A sorted run as the merge reads it: a worker's run in memory (never
+ * spilled: its rows in `order`) or a run of the scratch file. */
 typedef struct {
-    const importer *im;
-    const worker *w; /* whose names the run's rows hold */
-    /* in memory */
-    const uint32_t *order;
-    /* in the scratch file */
-    run_info run;
-    unsigned char *buf;
-    size_t buf_records, in_buf, pos;
-    uint64_t next; /* records read from the file so far */
-    /* both */
-    uint64_t done, n;
-    row current; /* its names ranked (ranked()) */
-    extra current_extra;
-} cursor;
+    const worker *w;       /* whose names the run's rows hold */
+    const uint32_t *order; /* in memory; NULL: spilled */
+    run_info run;          /* spilled */
+    uint64_t n;
+    size_t record; /* spilled: the bytes of a record (a row, and its extra if the run has them) */
+} source;
 
 /* Row r of worker w and its extra x (NULL: none) into *to and *to_x, their
  * names given their final ranks (the deal, its global id). */
@@ -763,44 +774,66 @@ static void ranked(const worker *w, const row *r, const extra *x, row *to, extra
     if (x->deal != NO_DEAL) to_x->deal = w->final_deal[x->deal];
 }
 
-/* Loads the cursor's current row (number `done`); 0 at the end, 1, or an
- * error. */
-static int cursor_load(cursor *c)
+/* Reads the records lo..hi-1 of the spilled source s into buf. */
+static int source_read(const importer *im, const source *s, uint64_t lo, uint64_t hi,
+                       unsigned char *buf)
 {
-    const importer *im = c->im;
-    const worker *w = c->w;
-    if (c->done == c->n) return 0;
-    if (c->order) {
-        uint32_t i = c->order[c->done];
-        ranked(w, &w->rows[i], w->extras ? &w->extras[i] : NULL, &c->current, &c->current_extra);
-        return 1;
+    size_t want = (size_t)(hi - lo) * s->record, got = 0;
+    off_t at = (off_t)(s->run.offset + lo * s->record);
+    while (got < want) {
+        ssize_t r = pread(im->scratch_fd, buf + got, want - got, at + (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0)
+            return io_fail_errno(im->ctx, DATUM_E_IO, r < 0 ? errno : EIO,
+                                 "cannot read the import's scratch file beside %s", im->out_path);
+        got += (size_t)r;
     }
-    size_t record = sizeof(row) + (c->run.has_extras ? sizeof(extra) : 0);
-    if (c->pos == c->in_buf) {
-        uint64_t left = c->run.n - c->next;
-        size_t k = left < c->buf_records ? (size_t)left : c->buf_records;
-        size_t want = k * record, got = 0;
-        off_t at = (off_t)(c->run.offset + c->next * record);
-        while (got < want) {
-            ssize_t r = pread(im->scratch_fd, c->buf + got, want - got, at + (off_t)got);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0)
-                return io_fail_errno(im->ctx, DATUM_E_IO, r < 0 ? errno : EIO,
-                                     "cannot read the import's scratch file beside %s",
-                                     im->out_path);
-            got += (size_t)r;
-        }
-        c->next += k;
-        c->in_buf = k;
-        c->pos = 0;
+    return DATUM_OK;
+}
+
+/* Row i of the source, ranked: in memory, or record p of a spilled one. */
+static void source_ranked(const source *s, uint64_t i, const unsigned char *p, row *to,
+                          extra *to_x)
+{
+    if (s->order) {
+        uint32_t k = s->order[i];
+        ranked(s->w, &s->w->rows[k], s->w->extras ? &s->w->extras[k] : NULL, to, to_x);
+        return;
     }
-    const unsigned char *p = c->buf + c->pos * record;
     row r;
     extra x;
     memcpy(&r, p, sizeof(row));
-    if (c->run.has_extras) memcpy(&x, p + sizeof(row), sizeof(extra));
-    ranked(w, &r, c->run.has_extras ? &x : NULL, &c->current, &c->current_extra);
-    c->pos++;
+    if (s->run.has_extras) memcpy(&x, p + sizeof(row), sizeof(extra));
+    ranked(s->w, &r, s->run.has_extras ? &x : NULL, to, to_x);
+}
+
+/* Row i of the source, ranked, read alone (for the segments' bounds). */
+static int source_row(const importer *im, const source *s, uint64_t i, row *to)
+{
+    unsigned char p[sizeof(row) + sizeof(extra)];
+    extra x;
+    int rc = s->order ? DATUM_OK : source_read(im, s, i, i + 1, p);
+    if (rc == DATUM_OK) source_ranked(s, i, p, to, &x);
+    return rc;
+}
+
+/* The rows lo..end-1 of a source in one segment of the merge: in memory,
+ * or (spilled) read into recs first. */
+typedef struct {
+    const source *s;
+    const unsigned char *recs; /* spilled: the records from lo on */
+    uint64_t lo, at, end;
+    row current; /* its names ranked (ranked()) */
+    extra current_extra;
+} cursor;
+
+/* Loads the cursor's next row as its current one; 0 at the end. */
+static int cursor_next(cursor *c)
+{
+    if (c->at == c->end) return 0;
+    source_ranked(c->s, c->at, c->recs ? c->recs + (c->at - c->lo) * c->s->record : NULL,
+                  &c->current, &c->current_extra);
+    c->at++;
     return 1;
 }
 
@@ -945,22 +978,30 @@ typedef struct {
     double *published_ns, *published_ew, *published_ns_percent, *published_ew_percent;
 } batch;
 
-static int batch_alloc(datum_ctx *ctx, batch *b, size_t rows)
+/* Room for `rows` rows in b: the columns every archive has, and those of
+ * the teams and of the published figures when the import has them (no
+ * others are written: finish_field, batch_chunk). */
+static int batch_alloc(const importer *im, batch *b, size_t rows)
 {
-    int32_t **row32[] = {&b->board, &b->table,   &b->ns_pair, &b->ew_pair, &b->ns_score,
-                         &b->date,  &b->ns_team, &b->ew_team, &b->match};
+    datum_ctx *ctx = im->ctx;
+    int32_t **row32[] = {&b->board, &b->table, &b->ns_pair, &b->ew_pair, &b->ns_score, &b->date};
+    int32_t **team32[] = {&b->ns_team, &b->ew_team, &b->match};
+    double **figures[] = {&b->published_ns, &b->published_ew, &b->published_ns_percent,
+                          &b->published_ew_percent};
+    int published = im->has_published || im->has_published_percent;
     int ok = (b->offset = datum_calloc(ctx, rows + 1, sizeof *b->offset)) &&
              (b->event = datum_calloc(ctx, rows, sizeof *b->event)) &&
              (b->section = datum_calloc(ctx, rows, sizeof *b->section)) &&
              (b->deal_set = datum_calloc(ctx, rows, sizeof *b->deal_set)) &&
              (b->adjusted = datum_calloc(ctx, rows, sizeof *b->adjusted)) &&
-             (b->published_method = datum_calloc(ctx, rows, sizeof *b->published_method)) &&
-             (b->published_ns = datum_calloc(ctx, rows, sizeof *b->published_ns)) &&
-             (b->published_ew = datum_calloc(ctx, rows, sizeof *b->published_ew)) &&
-             (b->published_ns_percent = datum_calloc(ctx, rows, sizeof *b->published_ns_percent)) &&
-             (b->published_ew_percent = datum_calloc(ctx, rows, sizeof *b->published_ew_percent));
+             (!published ||
+              (b->published_method = datum_calloc(ctx, rows, sizeof *b->published_method)));
     for (size_t k = 0; ok && k < sizeof row32 / sizeof *row32; k++)
         ok = (*row32[k] = datum_calloc(ctx, rows, sizeof **row32[k])) != NULL;
+    for (size_t k = 0; ok && im->has_teams && k < sizeof team32 / sizeof *team32; k++)
+        ok = (*team32[k] = datum_calloc(ctx, rows, sizeof **team32[k])) != NULL;
+    for (size_t k = 0; ok && published && k < sizeof figures / sizeof *figures; k++)
+        ok = (*figures[k] = datum_calloc(ctx, rows, sizeof **figures[k])) != NULL;
     return ok ? DATUM_OK : DATUM_E_NOMEM;
 }
 
@@ -975,40 +1016,20 @@ static void batch_free(batch *b)
     memset(b, 0, sizeof *b);
 }
 
-enum { BATCH_ROWS = 1 << 16 };
-
 /* (board, deal) -> the first section of the event that played it: the
- * deal sets of the current event, found as its fields stream by. */
+ * deal sets of the current event, found as its fields go to the writer, in
+ * order. */
 typedef struct {
     int32_t board;
     uint32_t deal, section; /* section: UINT32_MAX for an empty slot */
 } deal_slot;
 
-/* The merged rows become fields, checked and batched for the writer. */
 typedef struct {
-    importer *im;
-    datum_archive_writer *w;
-    row *field; /* the current field's rows and their extras */
-    extra *field_extra;
-    size_t field_n, field_cap;
-    seat *seats;
-    size_t seats_cap;
-    /* Two batches: while the writer takes one (a task on the other thread,
-     * when there are two), the merge fills the other. */
-    batch b[2];
-    datum_chunk chunk[2];
-    size_t cap[2], batch_fields, batch_rows;
-    int filling;       /* the batch being filled */
-    int writing;       /* 1: a task is appending the other batch */
-    int written_rc;    /* what that task returned */
-    int task_state;    /* that task's: TASK_QUEUED, TASK_RUNNING, TASK_DONE */
-    int helping;       /* 1: the writer shares its compression with the merge's thread */
-    io_compressor z;   /* the merge's thread's, for that */
-    deal_slot *deals; /* open addressing, at most half full */
-    size_t deals_slots, deals_used;
-    uint32_t deals_event;
-    uint64_t *pair_seen, stamp; /* pair_seen[pair]: stamp of the last field it sat in */
-} sink;
+    datum_ctx *ctx;
+    deal_slot *slot; /* open addressing, at most half full */
+    size_t n_slots, used;
+    uint32_t event;
+} deal_sets;
 
 static uint64_t deal_hash(int32_t board, uint32_t deal)
 {
@@ -1017,38 +1038,37 @@ static uint64_t deal_hash(int32_t board, uint32_t deal)
 
 /* The deal set of a field of the event `event` (fields in order): the first
  * section that played its board's deal. */
-static int deal_set_of(sink *s, uint32_t event, int32_t board, uint32_t deal, uint32_t section,
+static int deal_set_of(deal_sets *s, uint32_t event, int32_t board, uint32_t deal, uint32_t section,
                        uint32_t *set)
 {
-    datum_ctx *ctx = s->im->ctx;
-    if (event != s->deals_event || s->deals_slots == 0) { /* a new event */
-        for (size_t i = 0; i < s->deals_slots; i++) s->deals[i].section = UINT32_MAX;
-        s->deals_used = 0;
-        s->deals_event = event;
+    if (event != s->event || s->n_slots == 0) { /* a new event */
+        for (size_t i = 0; i < s->n_slots; i++) s->slot[i].section = UINT32_MAX;
+        s->used = 0;
+        s->event = event;
     }
-    if (2 * (s->deals_used + 1) > s->deals_slots) { /* rehash into twice the slots */
-        size_t n = s->deals_slots ? 2 * s->deals_slots : 64;
-        deal_slot *t = datum_malloc(ctx, n, sizeof *t);
+    if (2 * (s->used + 1) > s->n_slots) { /* rehash into twice the slots */
+        size_t n = s->n_slots ? 2 * s->n_slots : 64;
+        deal_slot *t = datum_malloc(s->ctx, n, sizeof *t);
         if (!t) return DATUM_E_NOMEM;
         for (size_t i = 0; i < n; i++) t[i].section = UINT32_MAX;
-        for (size_t i = 0; i < s->deals_slots; i++) {
-            if (s->deals[i].section == UINT32_MAX) continue;
-            size_t j = deal_hash(s->deals[i].board, s->deals[i].deal) & (n - 1);
+        for (size_t i = 0; i < s->n_slots; i++) {
+            if (s->slot[i].section == UINT32_MAX) continue;
+            size_t j = deal_hash(s->slot[i].board, s->slot[i].deal) & (n - 1);
             while (t[j].section != UINT32_MAX) j = (j + 1) & (n - 1);
-            t[j] = s->deals[i];
+            t[j] = s->slot[i];
         }
-        datum_free(s->deals);
-        s->deals = t;
-        s->deals_slots = n;
+        datum_free(s->slot);
+        s->slot = t;
+        s->n_slots = n;
     }
-    size_t j = deal_hash(board, deal) & (s->deals_slots - 1);
-    for (; s->deals[j].section != UINT32_MAX; j = (j + 1) & (s->deals_slots - 1))
-        if (s->deals[j].board == board && s->deals[j].deal == deal) {
-            *set = s->deals[j].section;
+    size_t j = deal_hash(board, deal) & (s->n_slots - 1);
+    for (; s->slot[j].section != UINT32_MAX; j = (j + 1) & (s->n_slots - 1))
+        if (s->slot[j].board == board && s->slot[j].deal == deal) {
+            *set = s->slot[j].section;
             return DATUM_OK;
         }
-    s->deals[j] = (deal_slot){board, deal, section};
-    s->deals_used++;
+    s->slot[j] = (deal_slot){board, deal, section};
+    s->used++;
     *set = section;
     return DATUM_OK;
 }
@@ -1105,95 +1125,111 @@ static void batch_chunk(const importer *im, batch *b, size_t n_fields, size_t n_
                        .field_deal_set = im->has_deals ? b->deal_set : NULL};
 }
 
-enum { TASK_QUEUED, TASK_RUNNING, TASK_DONE };
-
-/* Waits for the task appending the last batch: what it returned. While it
- * runs on the other thread, this one packs the chunks that the writer
- * shares (the writer is the slower of the two: compressing is most of its
- * work). */
-static int wait_writer(sink *s)
+/* The plan of the archive: the exact ranges, hence the narrowest types. The
+ * number of fields is known only at the end: the rows bound it. */
+static datum_archive_plan exact_plan(const importer *im)
 {
-    if (!s->writing) return DATUM_OK;
-    for (int state = TASK_RUNNING, idle = 0; s->helping && state == TASK_RUNNING;) {
-#pragma omp atomic read
-        state = s->task_state;
-        if (state != TASK_RUNNING) break;
-        if (io_archive_writer_help(s->w, &s->z)) idle = 0;
-        else if (++idle < 64) sched_yield();
-        else nanosleep(&(struct timespec){0, 20000}, NULL); /* no job for a while: not a spin */
-    }
-#pragma omp taskwait
-    s->writing = 0;
-    return s->written_rc;
+    datum_archive_plan p = DATUM_ARCHIVE_PLAN_INIT;
+    p.has_adjusted = im->has_adjusted;
+    p.has_teams = im->has_teams;
+    p.has_published = im->has_published;
+    p.has_published_percent = im->has_published_percent;
+    p.has_deal_sets = im->has_deals;
+    p.max_results = im->n_rows;
+    p.max_fields = im->n_rows;
+    p.max_board = im->max_board;
+    p.max_table = im->max_table;
+    p.min_score = im->min_score;
+    p.max_score = im->max_score;
+    p.min_date = im->min_date;
+    p.max_date = im->max_date;
+    return p;
 }
 
-/* Hands the batch being filled to the writer, as a task that another thread
- * of the team runs while the merge goes on (at once, without a team), and
- * fills the other batch from now on. The writer gets the same batches in
- * the same order either way: one at a time, each after the last. */
-static int flush_batch(sink *s)
+/* ------------------------------------------------------------------------ */
+/* Merging in segments                                                      */
+
+/* The merge is cut into segments of whole fields, each a key range of
+ * every source (about SEGMENT_ROWS rows in all): the threads merge
+ * segments at once, each into a slot, and the initial thread hands the
+ * slots to the writer in the segments' order. The writer sees the same
+ * fields in the same order for any thread count and any cut. */
+enum { SEGMENT_ROWS = 1 << 16, SLOTS = 8 };
+
+/* A merged segment: its fields in the layout of the writer's chunk (the
+ * deal_set column holds each field's deal until the writer's thread finds
+ * its set). */
+typedef struct {
+    batch b;
+    size_t cap, n_fields, n_rows;
+    size_t segment; /* the segment it holds, when ready */
+    int ready;
+} slot;
+
+/* One thread's merging: the field being gathered, the checks' scratch,
+ * the segment's records and cursors, and a compressor to help the writer. */
+typedef struct {
+    importer *im;
+    row *field; /* the current field's rows and their extras */
+    extra *field_extra;
+    size_t field_n, field_cap;
+    seat *seats;
+    size_t seats_cap;
+    uint64_t *pair_seen, stamp; /* pair_seen[pair]: stamp of the last field it sat in */
+    unsigned char *recs;        /* the segment's spilled records */
+    size_t recs_cap;
+    cursor *cur;
+    cursor **heap;
+    io_compressor z;
+} merger;
+
+static void merger_free(merger *m)
 {
-    if (s->batch_fields == 0) return DATUM_OK;
-    int rc = wait_writer(s);
-    if (rc != DATUM_OK) return rc;
-    datum_chunk *c = &s->chunk[s->filling];
-    batch_chunk(s->im, &s->b[s->filling], s->batch_fields, s->batch_rows, c);
-    s->batch_fields = s->batch_rows = 0;
-    s->filling ^= 1;
-    s->writing = 1;
-    s->task_state = TASK_QUEUED;
-#pragma omp task default(none) firstprivate(s, c)
-    {
-#pragma omp atomic write
-        s->task_state = TASK_RUNNING;
-        s->written_rc = datum_archive_writer_append(s->w, c);
-#pragma omp atomic write
-        s->task_state = TASK_DONE;
-    }
-    return DATUM_OK;
+    datum_free(m->field);
+    datum_free(m->field_extra);
+    datum_free(m->seats);
+    datum_free(m->pair_seen);
+    datum_free(m->recs);
+    datum_free(m->cur);
+    datum_free(m->heap);
+    io_compressor_free(&m->z);
 }
 
 /* 1 if a pair sits twice in the field rows[0..n): a pass with stamps,
  * then check_pairs, which sorts, only to name the two lines. */
-static int pairs_repeat(sink *s, const row *rows, size_t n)
+static int pairs_repeat(merger *m, const row *rows, size_t n)
 {
-    uint64_t stamp = ++s->stamp;
+    uint64_t stamp = ++m->stamp;
     for (size_t i = 0; i < n; i++) {
-        if (s->pair_seen[rows[i].ns_pair] == stamp || s->pair_seen[rows[i].ew_pair] == stamp)
+        if (m->pair_seen[rows[i].ns_pair] == stamp || m->pair_seen[rows[i].ew_pair] == stamp)
             return 1;
-        s->pair_seen[rows[i].ns_pair] = s->pair_seen[rows[i].ew_pair] = stamp;
+        m->pair_seen[rows[i].ns_pair] = m->pair_seen[rows[i].ew_pair] = stamp;
     }
     return 0;
 }
 
-/* Checks the field gathered in s and adds it to the batch. */
-static int finish_field(sink *s)
+/* Checks the field gathered in m and adds it to the slot (which has room:
+ * its capacity is the segment's rows). */
+static int finish_field(merger *m, slot *t)
 {
-    importer *im = s->im;
-    const row *rows = s->field;
-    const extra *xs = s->field_extra;
-    size_t n = s->field_n;
-    uint32_t deal, set = 0;
+    importer *im = m->im;
+    const row *rows = m->field;
+    const extra *xs = m->field_extra;
+    size_t n = m->field_n;
+    uint32_t deal = NO_DEAL;
     if (n == 0) return DATUM_OK;
     int rc = check_tables(im, rows, n);
-    if (rc == DATUM_OK) rc = datum_reserve(im->ctx, &s->seats, &s->seats_cap, 2 * n, sizeof *s->seats);
-    if (rc == DATUM_OK && pairs_repeat(s, rows, n)) rc = check_pairs(im, rows, xs, n, s->seats);
-    if (rc == DATUM_OK) rc = check_teams(im, rows, xs, n, s->seats);
-    if (rc == DATUM_OK && im->has_deals && (rc = field_deal(im, rows, xs, n, &deal)) == DATUM_OK)
-        rc = deal_set_of(s, rows[0].event, rows[0].board, deal, rows[0].section, &set);
-    if (rc == DATUM_OK && s->batch_rows + n > s->cap[s->filling]) rc = flush_batch(s);
-    if (rc == DATUM_OK && n > s->cap[s->filling]) { /* a field larger than a batch: a batch of its own */
-        batch_free(&s->b[s->filling]);
-        s->cap[s->filling] = n;
-        rc = batch_alloc(im->ctx, &s->b[s->filling], n);
-    }
+    if (rc == DATUM_OK) rc = datum_reserve(im->ctx, &m->seats, &m->seats_cap, 2 * n, sizeof *m->seats);
+    if (rc == DATUM_OK && pairs_repeat(m, rows, n)) rc = check_pairs(im, rows, xs, n, m->seats);
+    if (rc == DATUM_OK) rc = check_teams(im, rows, xs, n, m->seats);
+    if (rc == DATUM_OK && im->has_deals) rc = field_deal(im, rows, xs, n, &deal);
     if (rc != DATUM_OK) return rc;
-    batch *b = &s->b[s->filling];
-    size_t f = s->batch_fields, at = s->batch_rows;
+    batch *b = &t->b;
+    size_t f = t->n_fields, at = t->n_rows;
     b->event[f] = rows[0].event;
     b->section[f] = rows[0].section;
     b->board[f] = rows[0].board;
-    b->deal_set[f] = set;
+    b->deal_set[f] = deal;
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
         b->table[at + i] = r->table;
@@ -1218,81 +1254,44 @@ static int finish_field(sink *s)
         b->published_ns_percent[at + i] = p->ns_percent;
         b->published_ew_percent[at + i] = p->ew_percent;
     }
-    s->batch_fields++;
-    s->batch_rows += n;
+    t->n_fields++;
+    t->n_rows += n;
     b->offset[0] = 0;
-    b->offset[s->batch_fields] = s->batch_rows;
-    s->field_n = 0;
+    b->offset[t->n_fields] = t->n_rows;
+    m->field_n = 0;
     return DATUM_OK;
 }
 
 /* One merged row, its names already ranked. */
-static int sink_row(sink *s, const row *r, const extra *x)
+static int merger_row(merger *m, slot *t, const row *r, const extra *x)
 {
-    datum_ctx *ctx = s->im->ctx;
+    datum_ctx *ctx = m->im->ctx;
     int rc = DATUM_OK;
-    if (s->field_n > 0 && !same_field(&s->field[0], r) && (rc = finish_field(s)) != DATUM_OK)
+    if (m->field_n > 0 && !same_field(&m->field[0], r) && (rc = finish_field(m, t)) != DATUM_OK)
         return rc;
-    size_t need = s->field_n + 1, cap = s->field_cap;
-    if (s->field_n == s->field_cap &&
-        ((rc = datum_reserve(ctx, &s->field, &s->field_cap, need, sizeof *s->field)) != DATUM_OK ||
-         (rc = datum_reserve(ctx, &s->field_extra, &cap, need, sizeof *s->field_extra)) != DATUM_OK))
+    size_t need = m->field_n + 1, cap = m->field_cap;
+    if (m->field_n == m->field_cap &&
+        ((rc = datum_reserve(ctx, &m->field, &m->field_cap, need, sizeof *m->field)) != DATUM_OK ||
+         (rc = datum_reserve(ctx, &m->field_extra, &cap, need, sizeof *m->field_extra)) != DATUM_OK))
         return rc;
-    s->field[s->field_n] = *r;
-    s->field_extra[s->field_n] = *x;
-    s->field_n++;
+    m->field[m->field_n] = *r;
+    m->field_extra[m->field_n] = *x;
+    m->field_n++;
     return DATUM_OK;
 }
 
-static void sink_free(sink *s)
-{
-    datum_free(s->field);
-    datum_free(s->field_extra);
-    datum_free(s->seats);
-    datum_free(s->deals);
-    datum_free(s->pair_seen);
-    io_compressor_free(&s->z);
-    batch_free(&s->b[0]);
-    batch_free(&s->b[1]);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Writing: the runs merged into the archive writer                         */
-
-/* The plan of the archive: the exact ranges, hence the narrowest types. The
- * number of fields is known only at the end: the rows bound it. */
-static datum_archive_plan exact_plan(const importer *im)
-{
-    datum_archive_plan p = DATUM_ARCHIVE_PLAN_INIT;
-    p.has_adjusted = im->has_adjusted;
-    p.has_teams = im->has_teams;
-    p.has_published = im->has_published;
-    p.has_published_percent = im->has_published_percent;
-    p.has_deal_sets = im->has_deals;
-    p.max_results = im->n_rows;
-    p.max_fields = im->n_rows;
-    p.max_board = im->max_board;
-    p.max_table = im->max_table;
-    p.min_score = im->min_score;
-    p.max_score = im->max_score;
-    p.min_date = im->min_date;
-    p.max_date = im->max_date;
-    return p;
-}
-
 /* heap[0..n) of cursors, the least row first. */
-static int cursor_less(const importer *im, const cursor *a, const cursor *b)
+static int cursor_less(const cursor *a, const cursor *b)
 {
-    (void)im;
     return compare_rows(&a->current, &b->current) < 0;
 }
 
-static void sift_down(const importer *im, cursor **heap, size_t n, size_t i)
+static void sift_down(cursor **heap, size_t n, size_t i)
 {
     for (;;) {
         size_t least = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && cursor_less(im, heap[l], heap[least])) least = l;
-        if (r < n && cursor_less(im, heap[r], heap[least])) least = r;
+        if (l < n && cursor_less(heap[l], heap[least])) least = l;
+        if (r < n && cursor_less(heap[r], heap[least])) least = r;
         if (least == i) return;
         cursor *t = heap[i];
         heap[i] = heap[least];
@@ -1301,64 +1300,347 @@ static void sift_down(const importer *im, cursor **heap, size_t n, size_t i)
     }
 }
 
-/* Merges the cursors' rows in order into the sink. */
-static int merge(importer *im, cursor *cur, size_t k, sink *s)
+/* The segments: segment k is the rows pos[k * n_src + i] ..
+ * pos[(k + 1) * n_src + i] - 1 of every source i, k = 0 .. n_seg - 1. */
+typedef struct {
+    const source *src;
+    size_t n_src, n_seg;
+    uint64_t *pos;
+} segments;
+
+/* Merges segment k of the sources into the slot t (its fields checked). */
+static int merge_segment(merger *m, const segments *sg, size_t k, slot *t)
 {
-    cursor **heap = datum_malloc(im->ctx, k + 1, sizeof *heap);
-    size_t n = 0;
-    int rc = heap ? DATUM_OK : DATUM_E_NOMEM;
-    for (size_t i = 0; i < k && rc == DATUM_OK; i++) {
-        int got = cursor_load(&cur[i]);
-        if (got < 0) rc = got;
-        else if (got) heap[n++] = &cur[i];
+    importer *im = m->im;
+    datum_ctx *ctx = im->ctx;
+    size_t n_src = sg->n_src, rows = 0, bytes = 0, n = 0;
+    const uint64_t *lo = sg->pos + k * n_src, *hi = lo + n_src;
+    for (size_t i = 0; i < n_src; i++) {
+        rows += (size_t)(hi[i] - lo[i]);
+        if (!sg->src[i].order) bytes += (size_t)(hi[i] - lo[i]) * sg->src[i].record;
     }
-    for (size_t i = n; rc == DATUM_OK && i-- > 0;) sift_down(im, heap, n, i);
+    m->field_n = 0;
+    t->n_fields = t->n_rows = 0;
+    if (rows > t->cap) { /* the slot grows to the segment's rows (at least a batch's) */
+        batch_free(&t->b);
+        t->cap = 0;
+        if (batch_alloc(im, &t->b, rows < SEGMENT_ROWS ? SEGMENT_ROWS : rows) != DATUM_OK)
+            return DATUM_E_NOMEM;
+        t->cap = rows < SEGMENT_ROWS ? SEGMENT_ROWS : rows;
+    }
+    if ((!m->pair_seen &&
+         !(m->pair_seen = datum_calloc(ctx, im->dict[IO_D_PAIRS].n + 1, sizeof *m->pair_seen))) ||
+        (!m->cur && !(m->cur = datum_calloc(ctx, n_src, sizeof *m->cur))) ||
+        (!m->heap && !(m->heap = datum_calloc(ctx, n_src, sizeof *m->heap))) ||
+        datum_reserve(ctx, &m->recs, &m->recs_cap, bytes + 1, 1) != DATUM_OK)
+        return DATUM_E_NOMEM;
+    int rc = DATUM_OK;
+    for (size_t i = 0, at = 0; i < n_src && rc == DATUM_OK; i++) {
+        const source *s = &sg->src[i];
+        m->cur[i] = (cursor){.s = s, .lo = lo[i], .at = lo[i], .end = hi[i]};
+        if (s->order || hi[i] == lo[i]) continue;
+        m->cur[i].recs = m->recs + at;
+        rc = source_read(im, s, lo[i], hi[i], m->recs + at);
+        at += (size_t)(hi[i] - lo[i]) * s->record;
+    }
+    for (size_t i = 0; i < n_src && rc == DATUM_OK; i++)
+        if (cursor_next(&m->cur[i])) m->heap[n++] = &m->cur[i];
+    for (size_t i = n; rc == DATUM_OK && i-- > 0;) sift_down(m->heap, n, i);
     while (rc == DATUM_OK && n > 0) {
-        cursor *c = heap[0];
-        if ((rc = sink_row(s, &c->current, &c->current_extra)) != DATUM_OK) break;
-        c->done++;
-        int got = cursor_load(c);
-        if (got < 0) rc = got;
-        else if (!got) heap[0] = heap[--n];
-        sift_down(im, heap, n, 0);
+        cursor *c = m->heap[0];
+        if ((rc = merger_row(m, t, &c->current, &c->current_extra)) != DATUM_OK) break;
+        if (!cursor_next(c)) m->heap[0] = m->heap[--n];
+        sift_down(m->heap, n, 0);
     }
-    if (rc == DATUM_OK) rc = finish_field(s);
-    if (rc == DATUM_OK) rc = flush_batch(s);
-    int written = wait_writer(s); /* on every path: the task uses s */
-    datum_free(heap);
-    return rc != DATUM_OK ? rc : written;
+    if (rc == DATUM_OK) rc = finish_field(m, t);
+    return rc;
 }
 
-/* The cursors of the runs: the workers' runs in memory when none was
- * spilled, else every spilled run with a share of half the budget as its
- * read buffer. */
-static int open_cursors(importer *im, cursor **out, size_t *k)
+/* A field's place in the order of the archive, (event, section, board) in
+ * final ranks: the segments are cut between fields. */
+typedef struct {
+    uint32_t event, section;
+    int32_t board;
+} field_key;
+
+static field_key key_of(const row *r)
+{
+    return (field_key){r->event, r->section, r->board};
+}
+
+static int compare_keys(const field_key *a, const field_key *b)
+{
+    int c = CMP(a->event, b->event);
+    if (!c) c = CMP(a->section, b->section);
+    return c ? c : CMP(a->board, b->board);
+}
+
+static int compare_keys_q(const void *a, const void *b)
+{
+    return compare_keys(a, b);
+}
+
+/* The first row of source s (samples: its rows' keys at the rows `at`, the
+ * first and the last among them, in order) whose field is at or after key;
+ * *j: the first sample at or after key so far (the keys come in order). */
+static int lower_bound(const importer *im, const source *s, const field_key *keys,
+                       const uint64_t *at, size_t n_samples, size_t *j, const field_key *key,
+                       uint64_t *pos)
+{
+    while (*j < n_samples && compare_keys(&keys[*j], key) < 0) (*j)++;
+    if (*j == 0 || *j == n_samples) { /* before the first row, or after the last */
+        *pos = *j == 0 ? 0 : s->n;
+        return DATUM_OK;
+    }
+    uint64_t lo = at[*j - 1] + 1, hi = at[*j]; /* the row sought is in lo..hi */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        row r = {0};
+        int rc = source_row(im, s, mid, &r);
+        if (rc != DATUM_OK) return rc;
+        field_key k = key_of(&r);
+        if (compare_keys(&k, key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *pos = lo;
+    return DATUM_OK;
+}
+
+/* Cuts the sources into segments: every source sampled every SEGMENT_ROWS
+ * / n_src rows (and at its last), the samples' keys sorted, every n_src-th
+ * a cut, found in each source by a binary search between its own samples.
+ * A segment then holds about SEGMENT_ROWS rows, at most about twice that
+ * plus a field per source (with more than MAX_SAMPLES samples, fewer, and
+ * the segments larger). */
+static int plan_segments(importer *im, const source *src, size_t n_src, segments *sg)
+{
+    datum_ctx *ctx = im->ctx;
+    /* At most about MAX_SAMPLES samples (many runs: a small budget for the
+     * input), every `every`-th a cut. */
+    enum { MAX_SAMPLES = 1 << 20 };
+    uint64_t rows = 0;
+    for (size_t i = 0; i < n_src; i++) rows += src[i].n;
+    size_t spacing = SEGMENT_ROWS / n_src, n_samples = 0;
+    if (spacing < rows / MAX_SAMPLES) spacing = (size_t)(rows / MAX_SAMPLES);
+    if (spacing == 0) spacing = 1;
+    size_t every = SEGMENT_ROWS / spacing ? SEGMENT_ROWS / spacing : 1;
+    size_t *first = datum_calloc(ctx, n_src + 1, sizeof *first);
+    int rc = first ? DATUM_OK : DATUM_E_NOMEM;
+    for (size_t i = 0; i < n_src && rc == DATUM_OK; i++) {
+        first[i] = n_samples;
+        n_samples += src[i].n ? (size_t)((src[i].n - 1) / spacing) + 2 : 0;
+    }
+    if (first) first[n_src] = n_samples;
+    field_key *keys = rc == DATUM_OK ? datum_malloc(ctx, n_samples + 1, sizeof *keys) : NULL;
+    field_key *cuts = rc == DATUM_OK ? datum_malloc(ctx, n_samples + 1, sizeof *cuts) : NULL;
+    uint64_t *at = rc == DATUM_OK ? datum_malloc(ctx, n_samples + 1, sizeof *at) : NULL;
+    if (rc == DATUM_OK && (!keys || !cuts || !at)) rc = DATUM_E_NOMEM;
+    int failed = 0; /* the loops' own: each thread's starts at 0 */
+    if (rc == DATUM_OK)
+#pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(dynamic, 1) reduction(| : failed)
+    for (size_t i = 0; i < n_src; i++) {
+        for (size_t j = first[i]; !failed && j < first[i + 1]; j++) {
+            row r = {0};
+            at[j] = j + 1 < first[i + 1] ? (uint64_t)(j - first[i]) * spacing : src[i].n - 1;
+            failed |= source_row(im, &src[i], at[j], &r) != DATUM_OK;
+            keys[j] = key_of(&r);
+        }
+    }
+    if (rc == DATUM_OK && failed) rc = datum_ctx_code(ctx);
+    size_t n_cuts = 0;
+    if (rc == DATUM_OK) {
+        memcpy(cuts, keys, n_samples * sizeof *keys);
+        qsort(cuts, n_samples, sizeof *cuts, compare_keys_q);
+        for (size_t j = every; j < n_samples; j += every)
+            if (compare_keys(&cuts[j], &cuts[0]) > 0 &&
+                (n_cuts == 0 || compare_keys(&cuts[j], &cuts[n_cuts - 1]) > 0))
+                cuts[n_cuts++] = cuts[j];
+    }
+    sg->src = src;
+    sg->n_src = n_src;
+    sg->n_seg = n_cuts + 1;
+    sg->pos = rc == DATUM_OK ? datum_malloc(ctx, (sg->n_seg + 1) * n_src, sizeof *sg->pos) : NULL;
+    if (rc == DATUM_OK && !sg->pos) rc = DATUM_E_NOMEM;
+    failed = 0;
+    if (rc == DATUM_OK)
+#pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(dynamic, 1) reduction(| : failed)
+    for (size_t i = 0; i < n_src; i++) {
+        size_t j = 0, n = first[i + 1] - first[i];
+        sg->pos[i] = 0;
+        sg->pos[sg->n_seg * n_src + i] = src[i].n;
+        for (size_t k = 0; k < n_cuts && !failed; k++)
+            failed |= lower_bound(im, &src[i], keys + first[i], at + first[i], n, &j, &cuts[k],
+                                  &sg->pos[(k + 1) * n_src + i]) != DATUM_OK;
+    }
+    if (rc == DATUM_OK && failed) rc = datum_ctx_code(ctx);
+    datum_free(first);
+    datum_free(keys);
+    datum_free(cuts);
+    datum_free(at);
+    return rc;
+}
+
+/* The merge's threads and the writer: segments claimed in order by any
+ * thread, each merged into its slot (segment k's is k % SLOTS, free once
+ * segment k - SLOTS is written); the initial thread alone calls the writer
+ * (HDF5 fails worst on a thread of OpenMP's when memory runs out), in the
+ * segments' order, and merges too while the next slot is not ready; the
+ * others, with nothing to merge, pack the writer's chunks. */
+typedef struct {
+    importer *im;
+    datum_archive_writer *w;
+    const segments *sg;
+    slot slots[SLOTS];
+    omp_lock_t lock; /* guards what follows */
+    size_t next, written; /* segments claimed, and written */
+    size_t failed;        /* the first segment whose merge failed (n_seg: none) */
+    int stop;             /* a merge or the writer failed */
+} pipeline;
+
+/* The next segment to merge, or SIZE_MAX (none, or its slot not free). */
+static size_t claim(pipeline *p)
+{
+    size_t k = SIZE_MAX;
+    omp_set_lock(&p->lock);
+    if (!p->stop && p->next < p->sg->n_seg && p->next < p->written + SLOTS) k = p->next++;
+    omp_unset_lock(&p->lock);
+    return k;
+}
+
+/* Merges segment k into its slot with m, which then is ready. */
+static void merge_claimed(pipeline *p, merger *m, size_t k)
+{
+    slot *t = &p->slots[k % SLOTS];
+    int rc = merge_segment(m, p->sg, k, t);
+    omp_set_lock(&p->lock);
+    if (rc != DATUM_OK) {
+        p->stop = 1;
+        if (k < p->failed) p->failed = k;
+    } else {
+        t->segment = k;
+        t->ready = 1;
+    }
+    omp_unset_lock(&p->lock);
+}
+
+/* Waiting with nothing to do: a yield, then short sleeps (not a spin on a
+ * shared machine). */
+static void idle(int *rounds)
+{
+    if (++*rounds < 64) sched_yield();
+    else nanosleep(&(struct timespec){0, 20000}, NULL);
+}
+
+/* The initial thread's part: the segments to the writer, in order. */
+static int write_segments(pipeline *p, merger *m)
+{
+    const importer *im = p->im;
+    deal_sets sets = {.ctx = im->ctx, .event = UINT32_MAX};
+    int rc = DATUM_OK;
+    for (size_t k = 0; k < p->sg->n_seg && rc == DATUM_OK; k++) {
+        slot *t = &p->slots[k % SLOTS];
+        int ready = 0, stop = 0;
+        for (int rounds = 0;;) {
+            omp_set_lock(&p->lock);
+            ready = t->ready && t->segment == k;
+            stop = p->stop;
+            omp_unset_lock(&p->lock);
+            if (ready || stop) break;
+            size_t j = claim(p);
+            if (j != SIZE_MAX) merge_claimed(p, m, j), rounds = 0;
+            else idle(&rounds);
+        }
+        if (!ready) break; /* a merge failed */
+        for (size_t f = 0; im->has_deals && f < t->n_fields && rc == DATUM_OK; f++)
+            rc = deal_set_of(&sets, t->b.event[f], t->b.board[f], t->b.deal_set[f],
+                             t->b.section[f], &t->b.deal_set[f]);
+        datum_chunk c;
+        batch_chunk(im, &t->b, t->n_fields, t->n_rows, &c);
+        if (rc == DATUM_OK && t->n_fields > 0) rc = datum_archive_writer_append(p->w, &c);
+        omp_set_lock(&p->lock);
+        t->ready = 0;
+        p->written = k + 1;
+        if (rc != DATUM_OK) p->stop = 1;
+        omp_unset_lock(&p->lock);
+    }
+    datum_free(sets.slot);
+    return rc;
+}
+
+/* The other threads' part: segments merged while there are slots for
+ * them, else the writer's chunks packed. */
+static void help_segments(pipeline *p, merger *m)
+{
+    for (int rounds = 0;;) {
+        omp_set_lock(&p->lock);
+        int done = p->stop || p->written == p->sg->n_seg;
+        omp_unset_lock(&p->lock);
+        if (done) return;
+        size_t k = SIZE_MAX;
+        if (io_archive_writer_help(p->w, &m->z)) rounds = 0; /* the writer first: it is the slower */
+        else if ((k = claim(p)) != SIZE_MAX) merge_claimed(p, m, k), rounds = 0;
+        else idle(&rounds);
+    }
+}
+
+/* The sources of the merge: the workers' runs in memory when none was
+ * spilled, else the spilled runs. */
+static int open_sources(importer *im, source **out, size_t *n_out)
 {
     size_t n = im->n_runs ? im->n_runs : im->n_workers;
-    cursor *c = datum_calloc(im->ctx, n, sizeof *c);
-    *out = c;
-    *k = n;
-    if (!c) return DATUM_E_NOMEM;
-    for (size_t i = 0; i < n && im->n_runs == 0; i++) {
-        const worker *w = &im->workers[i];
-        c[i] = (cursor){.im = im, .w = w, .order = w->order, .n = w->n};
-    }
-    for (size_t i = 0; i < n && im->n_runs > 0; i++) {
-        size_t record = sizeof(row) + (im->runs[i].has_extras ? sizeof(extra) : 0);
-        size_t records = im->memory / 2 / n / record;
-        if (records < 1) records = 1;
-        if (records > im->runs[i].n) records = (size_t)im->runs[i].n;
-        c[i] = (cursor){.im = im, .w = &im->workers[im->runs[i].worker], .run = im->runs[i],
-                        .n = im->runs[i].n, .buf_records = records};
-        if (!(c[i].buf = datum_malloc(im->ctx, records ? records : 1, record))) return DATUM_E_NOMEM;
+    source *s = datum_calloc(im->ctx, n, sizeof *s);
+    *out = s;
+    *n_out = n;
+    if (!s) return DATUM_E_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (im->n_runs == 0) {
+            const worker *w = &im->workers[i];
+            s[i] = (source){.w = w, .order = w->order, .n = w->n};
+        } else {
+            const run_info *r = &im->runs[i];
+            s[i] = (source){.w = &im->workers[r->worker], .run = *r, .n = r->n,
+                            .record = sizeof(row) + (r->has_extras ? sizeof(extra) : 0)};
+        }
     }
     return DATUM_OK;
 }
 
-static void close_cursors(cursor *c, size_t k)
+/* Merges the segments into the writer on `threads` threads. The first
+ * failing segment's error is the one reported, whatever the threads did. */
+static int merge_segments(importer *im, datum_archive_writer *w, const segments *sg)
 {
-    for (size_t i = 0; c && i < k; i++) datum_free(c[i].buf);
-    datum_free(c);
+    datum_ctx *ctx = im->ctx;
+    int threads = datum_ctx_threads(ctx), rc = DATUM_OK;
+    pipeline p = {.im = im, .w = w, .sg = sg, .failed = sg->n_seg};
+    merger *m = datum_calloc(ctx, (size_t)threads, sizeof *m);
+    if (!m) return DATUM_E_NOMEM;
+    for (int i = 0; i < threads; i++) m[i].im = im;
+    omp_init_lock(&p.lock);
+    if (threads > 1) io_archive_writer_share(w, 1);
+#pragma omp parallel num_threads(threads)
+    {
+        if (omp_get_thread_num() == 0) rc = write_segments(&p, &m[0]);
+        else help_segments(&p, &m[omp_get_thread_num()]);
+    }
+    io_archive_writer_share(w, 0); /* the commit's last chunks on every thread */
+    if (p.failed < sg->n_seg && threads > 1 && datum_ctx_code(ctx) != DATUM_E_NOMEM) {
+        /* Threads may have failed in another order: the first failing
+         * segment, merged again alone, gives the error to report. */
+        char message[1024];
+        int code = datum_ctx_code(ctx);
+        snprintf(message, sizeof message, "%s", datum_ctx_message(ctx));
+        datum_ctx_clear(ctx);
+        slot *t = &p.slots[p.failed % SLOTS];
+        rc = merge_segment(&m[0], sg, p.failed, t);
+        if (rc == DATUM_OK) rc = datum_ctx_fail(ctx, code, "%s", message);
+    } else if (p.failed < sg->n_seg) {
+        rc = datum_ctx_code(ctx);
+    }
+    omp_destroy_lock(&p.lock);
+    for (int i = 0; i < threads; i++) merger_free(&m[i]);
+    datum_free(m);
+    for (int i = 0; i < SLOTS; i++) batch_free(&p.slots[i].b);
+    return rc;
 }
 
 /* The workers' names into the importer's dictionaries, sorted: each
@@ -1390,40 +1672,24 @@ static int merge_dictionaries(importer *im)
 static int write_archive(importer *im, const datum_write_options *opt)
 {
     datum_archive_plan plan = exact_plan(im);
-    sink s = {.im = im, .cap = {BATCH_ROWS, BATCH_ROWS}, .deals_event = UINT32_MAX};
-    cursor *cur = NULL;
-    size_t k = 0;
+    datum_archive_writer *w = NULL;
+    source *src = NULL;
+    size_t n_src = 0;
+    segments sg = {0};
     int rc = merge_dictionaries(im);
-    if (rc == DATUM_OK) rc = open_cursors(im, &cur, &k);
-    if (rc == DATUM_OK) rc = batch_alloc(im->ctx, &s.b[0], s.cap[0]);
-    if (rc == DATUM_OK) rc = batch_alloc(im->ctx, &s.b[1], s.cap[1]);
-    if (rc == DATUM_OK &&
-        !(s.pair_seen = datum_calloc(im->ctx, im->dict[IO_D_PAIRS].n + 1, sizeof *s.pair_seen)))
-        rc = DATUM_E_NOMEM;
-    if (rc == DATUM_OK) rc = datum_archive_writer_create(im->ctx, im->out_path, &plan, opt, &s.w);
+    if (rc == DATUM_OK) rc = open_sources(im, &src, &n_src);
+    if (rc == DATUM_OK) rc = plan_segments(im, src, n_src, &sg);
+    if (rc == DATUM_OK) rc = datum_archive_writer_create(im->ctx, im->out_path, &plan, opt, &w);
     for (int d = 0; d < IO_N_DICTS && rc == DATUM_OK; d++)
         if (io_has_dict(d, im->has_teams))
-            rc = datum_archive_writer_dict(s.w, (datum_dict)d, im->dict[d].sorted, im->dict[d].n);
-    /* The merge on one thread, the writer's tasks on another. */
-    int threads = datum_ctx_threads(im->ctx) > 1 ? 2 : 1;
-    if (rc == DATUM_OK) {
-        s.helping = threads > 1;
-        if (s.helping) io_archive_writer_share(s.w, 1);
-#pragma omp parallel num_threads(threads)
-#pragma omp single
-        {
-            if (omp_get_num_threads() < 2) s.helping = 0; /* no other thread to run the writer */
-            rc = merge(im, cur, k, &s);
-        }
-        io_archive_writer_share(s.w, 0); /* the commit's last chunks on every thread */
-    }
-    if (rc == DATUM_OK) rc = datum_archive_writer_commit(&s.w);
-    datum_archive_writer_abort(&s.w);
-    close_cursors(cur, k);
-    sink_free(&s);
+            rc = datum_archive_writer_dict(w, (datum_dict)d, im->dict[d].sorted, im->dict[d].n);
+    if (rc == DATUM_OK) rc = merge_segments(im, w, &sg);
+    if (rc == DATUM_OK) rc = datum_archive_writer_commit(&w);
+    datum_archive_writer_abort(&w);
+    datum_free(sg.pos);
+    datum_free(src);
     return rc;
 }
-
 /* ------------------------------------------------------------------------ */
 /* The import                                                               */
 

@@ -455,6 +455,98 @@ static void test_clash_in_ordered_run(void **state)
     assert_int_equal(tu_count_files(), 1); /* no archive, no scratch file */
 }
 
+/* A file of many fields (several segments of the merge: about 64 K rows
+ * each), written sorted or in a scattered order: 200 events of 2 sections,
+ * 24 boards and 16 tables (153,600 rows); bad: a pair given twice in one
+ * field of event E0005 (lines 2 and 3 of the sorted file) and of E0190. */
+enum { MANY_EVENTS = 200, MANY_ROWS = MANY_EVENTS * 2 * 24 * 16 };
+static void write_many(const char *path, int scattered, int bad)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("event,date,section,board,table,ns_pair,ew_pair,ns_score,adjusted\n", f);
+    for (long i = 0; i < MANY_ROWS; i++) {
+        long k = scattered ? (i * 40009) % MANY_ROWS : i; /* 40009 is prime to MANY_ROWS */
+        int table = 1 + (int)(k % 16), board = 1 + (int)(k / 16 % 24), section = (int)(k / 384 % 2),
+            event = (int)(k / 768);
+        int twice = bad && table == 2 && board == 1 && section == 0 && (event == 5 || event == 190);
+        fprintf(f, "E%04d,2024-03-02,%c,%d,%d,N%d,W%d,%d,\n", event, "AB"[section], board, table,
+                twice ? 1 : table, table, (int)(k % 13) * 10 - 60);
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The merge cut in segments merged by any thread: the same archive from
+ * rows in order or scattered, in one run or many, on 1 or 2 threads; and
+ * the first bad field in the archive's order is the one reported, however
+ * the threads ran. */
+static void test_segments(void **state)
+{
+    (void)state;
+    const char *sorted[] = {"sorted.csv"}, *scattered[] = {"scattered.csv"};
+    write_many("sorted.csv", 0, 0);
+    write_many("scattered.csv", 1, 0);
+    struct {
+        const char *const *in;
+        size_t memory;
+        int threads;
+        uint64_t split;
+        const char *out;
+    } runs[] = {{sorted, 0, 1, 0, "a.h5"},           {sorted, 0, 2, 1000, "b.h5"},
+                {scattered, 0, 2, 1000, "c.h5"},     {scattered, 2 << 20, 1, 0, "d.h5"},
+                {scattered, 2 << 20, 2, 1000, "e.h5"}, {sorted, 2 << 20, 2, 1000, "f.h5"}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        datum_ctx *ctx = NULL;
+        datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+        io.memory = runs[i].memory;
+        io.split_bytes = runs[i].split;
+        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+        assert_int_equal(datum_ctx_set_threads(ctx, runs[i].threads), DATUM_OK);
+        int rc = datum_import(ctx, runs[i].in, 1, runs[i].out, &io, NULL);
+        if (rc != DATUM_OK) fail_msg("%s", datum_ctx_message(ctx));
+        assert_true((io.n_runs > 2) == (runs[i].memory != 0)); /* 2 MiB: spilled in runs */
+        datum_ctx_free(&ctx);
+        if (i > 0) assert_same_archives("a.h5", runs[i].out);
+    }
+    datum_ctx *actx = NULL;
+    datum_archive *a = NULL;
+    datum_archive_info info;
+    assert_int_equal(datum_ctx_create(&actx), DATUM_OK);
+    assert_int_equal(datum_archive_open(actx, "a.h5", &a), DATUM_OK);
+    datum_archive_get_info(a, &info);
+    assert_int_equal(info.n_results, MANY_ROWS);
+    assert_int_equal(info.n_fields, MANY_ROWS / 16);
+    datum_archive_close(&a);
+    datum_ctx_free(&actx);
+    write_many("sorted.csv", 0, 1);
+    write_many("scattered.csv", 1, 1);
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        datum_ctx *ctx = NULL;
+        datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+        io.memory = runs[i].memory;
+        io.split_bytes = runs[i].split;
+        assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+        assert_int_equal(datum_ctx_set_threads(ctx, runs[i].threads), DATUM_OK);
+        assert_int_equal(datum_import(ctx, runs[i].in, 1, "x.h5", &io, NULL), DATUM_E_INPUT);
+        /* Line of event 5, section A, board 1, table 1 and 2 (k = 3840, 3841). */
+        long first = 2 + 3840, second = 2 + 3841;
+        if (runs[i].in == scattered) { /* k = i * 40009 mod MANY_ROWS: i from k */
+            for (long j = 0; j < MANY_ROWS; j++) {
+                if ((j * 40009) % MANY_ROWS == 3840) first = 2 + j;
+                if ((j * 40009) % MANY_ROWS == 3841) second = 2 + j;
+            }
+        }
+        char expected[200];
+        snprintf(expected, sizeof expected,
+                 "%s:%ld: column ns_pair: pair \"N1\" already plays event \"E0005\" section \"A\" "
+                 "board 1 at %s:%ld",
+                 runs[i].in[0], first > second ? first : second, runs[i].in[0],
+                 first > second ? second : first);
+        assert_string_equal(datum_ctx_message(ctx), expected);
+        datum_ctx_free(&ctx);
+    }
+}
+
 /* The stored type of a dataset equals `expected`. */
 static void assert_type(hid_t file, const char *path, hid_t expected)
 {
@@ -586,7 +678,7 @@ int main(void)
         tu_temp_dir_test(test_round_trip),      tu_temp_dir_test(test_info_and_dictionaries),
         tu_temp_dir_test(test_column_subsets),  tu_temp_dir_test(test_row_order_independence),
         tu_temp_dir_test(test_runs_and_threads), tu_temp_dir_test(test_errors_in_parts_and_runs),
-        tu_temp_dir_test(test_clash_in_ordered_run),
+        tu_temp_dir_test(test_clash_in_ordered_run), tu_temp_dir_test(test_segments),
         tu_temp_dir_test(test_narrowest_types), tu_temp_dir_test(test_layout_and_attributes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
