@@ -1703,8 +1703,8 @@ io_row_source_open io_format_source(int format)
     }
 }
 
-/* A CSV file of at least this many bytes is read by all the threads, in as
- * many parts (datum_import_options.split_bytes). */
+/* A CSV file of at least this many bytes is read by all the threads, in
+ * parts (datum_import_options.split_bytes). */
 #define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
 
 /* Counts the line feeds in bytes begin..end-1 of f, and its blocks with a
@@ -1736,18 +1736,23 @@ static int count_bytes(datum_ctx *ctx, const char *path, uint64_t begin, uint64_
     return rc;
 }
 
+/* A large CSV file is cut into this many parts a thread, taken by the next
+ * free thread: a thread slowed (a shared machine) takes fewer, and the
+ * reading ends within about a part's time on every thread. */
+#define PARTS_PER_THREAD 32
+
 /* The parts of a CSV file of `size` bytes for `threads` threads: cut just
- * after a line feed near each (size * i / threads), numbered by counting the
+ * after a line feed near each (size * i / parts), numbered by counting the
  * line feeds before. A file with a quote anywhere is one part (a line feed
  * may be inside a quoted field), as is a small one. */
 static int split_csv(datum_ctx *ctx, uint32_t file, const char *path, uint64_t size, int threads,
                      uint64_t split_bytes, input_part *parts, size_t *n)
 {
     uint64_t cut[65], lines[64], quotes[64];
-    int t = threads > 64 ? 64 : threads, rc = DATUM_OK;
+    int t = threads > 64 / PARTS_PER_THREAD ? 64 : threads * PARTS_PER_THREAD, rc = DATUM_OK;
     *n = 1;
     parts[0] = (input_part){file, DATUM_FORMAT_CSV, 0, 0, 1};
-    if (t < 2 || size < split_bytes) return DATUM_OK;
+    if (threads < 2 || size < split_bytes) return DATUM_OK;
     FILE *f = fopen(path, "rb");
     if (!f) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
     cut[0] = 0;
@@ -1761,7 +1766,7 @@ static int split_csv(datum_ctx *ctx, uint32_t file, const char *path, uint64_t s
     }
     fclose(f);
     int failed = rc != DATUM_OK;
-#pragma omp parallel for num_threads(t) schedule(static, 1) reduction(| : failed)
+#pragma omp parallel for num_threads(threads < t ? threads : t) schedule(dynamic, 1) reduction(| : failed)
     for (int i = 0; i < t; i++)
         failed |= count_bytes(ctx, path, cut[i], cut[i + 1], &lines[i], &quotes[i]) != DATUM_OK;
     if (failed) return datum_ctx_code(ctx) ? datum_ctx_code(ctx) : DATUM_E_IO;
