@@ -457,7 +457,7 @@ typedef struct {
     const char *archive;
     const rate_run *run;
     const datum_rate_result *result;          /* one rating */
-    const struct history_date *dates;         /* --every */
+    const datum_rate_history_date *dates;     /* --every */
     size_t n_dates;
 } report_args;
 
@@ -641,94 +641,11 @@ done:
 /* ------------------------------------------------------------------------ */
 /* --every: the rating history                                              */
 
-/* What one as-of date of the history did, for the report. */
-typedef struct history_date {
-    int32_t as_of;
-    int status;
-    datum_rate_stats stats;
-    double seconds;
-} history_date;
-
-/* The long table pair,as_of,boards,rating, kept for -o. */
-typedef struct {
-    size_t n, cap;
-    int64_t *pair, *as_of;
-    double *boards, *rating;
-} history_rows;
-
-static int history_keep(datum_ctx *ctx, history_rows *t, int32_t as_of, const datum_rate_result *r)
-{
-    for (uint32_t p = 0; p < r->n_pairs; p++) {
-        if (r->component[p] < 0) continue;
-        if (t->n == t->cap) {
-            size_t cap = 2 * t->cap + 4096;
-            int64_t *pair = realloc(t->pair, cap * sizeof *pair);
-            if (pair) t->pair = pair;
-            int64_t *day = pair ? realloc(t->as_of, cap * sizeof *day) : NULL;
-            if (day) t->as_of = day;
-            double *boards = day ? realloc(t->boards, cap * sizeof *boards) : NULL;
-            if (boards) t->boards = boards;
-            double *rating = boards ? realloc(t->rating, cap * sizeof *rating) : NULL;
-            if (!rating) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
-            t->rating = rating;
-            t->cap = cap;
-        }
-        t->pair[t->n] = p;
-        t->as_of[t->n] = as_of;
-        t->boards[t->n] = r->boards[p];
-        t->rating[t->n] = r->rating[p];
-        t->n++;
-    }
-    return DATUM_OK;
-}
-
-static void history_csv_rows(datum_csv_writer *w, const datum_archive *a, int32_t as_of,
-                             const datum_rate_result *r)
-{
-    char day[DATUM_DATE_SIZE];
-    datum_format_date(as_of, day);
-    for (uint32_t p = 0; p < r->n_pairs; p++) {
-        if (r->component[p] < 0) continue; /* no kept board as of this date */
-        datum_csv_str(w, datum_archive_pair(a, p));
-        datum_csv_str(w, day);
-        datum_csv_real(w, r->boards[p]);
-        datum_csv_real(w, r->rating[p]);
-        datum_csv_end_row(w);
-    }
-}
-
-static int history_h5(datum_ctx *ctx, const rate_job *job, const char *archive_path,
-                      const datum_archive *a, const history_rows *t)
-{
-    datum_output *o;
-    int rc = cli_output_create(ctx, job->out_h5, a, archive_path, "rate", &job->mo, &o);
-    if (rc < 0) return rc;
-    struct {
-        const char *name, *description;
-        const void *values;
-        int integer;
-    } cols[] = {
-        {"pair", "the pair, index into /dict/pairs", t->pair, 1},
-        {"as_of", "the as-of date, days since 1970-01-01", t->as_of, 1},
-        {"boards", "board weight sum n_j as of that date", t->boards, 0},
-        {"rating", "compensated Butler rating as of that date, IMPs per board", t->rating, 0},
-    };
-    for (size_t k = 0; rc >= 0 && k < sizeof cols / sizeof *cols; k++) {
-        int col = cols[k].integer
-                      ? datum_output_add_int_column(o, "history", cols[k].name, t->n, cols[k].description)
-                      : datum_output_add_column(o, "history", cols[k].name, t->n, cols[k].description);
-        rc = col < 0 ? col : datum_output_write(o, col, 0, t->n, cols[k].values);
-    }
-    if (rc >= 0) rc = datum_output_commit(&o);
-    datum_output_abort(&o);
-    return rc;
-}
-
 static void history_report(FILE *f, const report_args *args)
 {
     const rate_job *job = args->job;
     const rate_run *run = args->run;
-    const history_date *d = args->dates;
+    const datum_rate_history_date *d = args->dates;
     size_t n = args->n_dates;
     static const char *const kEvery[] = {[1] = "month", [3] = "quarter", [12] = "year"};
     struct rusage ru;
@@ -793,14 +710,11 @@ static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
     rate_run run = {0};
     datum_archive *a = NULL;
     datum_rate_history *h = NULL;
-    datum_rate_result *r = NULL;
-    datum_csv_writer *csv = NULL;
-    history_date *d = NULL;
+    datum_rate_history_date *d = NULL;
     datum_across *across = NULL;
-    history_rows rows = {0};
     int32_t *dates = NULL;
     size_t n = 0, solved = 0;
-    double t0 = cli_now(), t_write = 0;
+    double t0 = cli_now();
     int rc = datum_archive_open(ctx, archive_path, &a), inaccurate = 0;
     if (rc >= 0 && job->mo.across_sections) rc = datum_across_create(ctx, a, &across);
     if (rc < 0) goto done;
@@ -827,29 +741,14 @@ static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
         rc = datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
         goto done;
     }
-    if (job->out_csv) {
-        const char *header[] = {"pair", "as_of", "boards", "rating"};
-        if ((rc = datum_csv_create(ctx, job->out_csv, &csv)) < 0) goto done;
-        for (int i = 0; i < 4; i++) datum_csv_str(csv, header[i]);
-        datum_csv_end_row(csv);
-    }
-    for (size_t k = 0; k < n; k++) {
-        double t = cli_now();
-        int status = datum_rate_history_solve(ctx, h, k, &job->opt, &r);
-        if ((rc = status) < 0) goto done;
-        d[k] = (history_date){dates[k], status, r->stats, cli_now() - t};
-        solved = k + 1;
-        inaccurate += status == DATUM_W_INACCURATE;
-        t = cli_now();
-        if (csv) history_csv_rows(csv, a, dates[k], r);
-        if (job->out_h5 && (rc = history_keep(ctx, &rows, dates[k], r)) < 0) goto done;
-        t_write += cli_now() - t;
-        datum_rate_result_free(&r);
-    }
-    double t = cli_now();
-    if (csv && (rc = datum_csv_commit(&csv)) < 0) goto done;
-    if (job->out_h5 && (rc = history_h5(ctx, job, archive_path, a, &rows)) < 0) goto done;
-    run.t_write = t_write + cli_now() - t;
+    cli_output_attrs attrs;
+    cli_pass_outputs(&attrs, &job->mo, archive_path);
+    datum_rate_history_outputs out = {job->out_csv, job->out_h5, "rate", attrs.keys, attrs.values,
+                                      attrs.n};
+    if ((rc = datum_rate_history_run(ctx, a, h, dates, n, &job->opt, &out, d, &solved,
+                                     &run.t_write)) < 0)
+        goto done;
+    for (size_t k = 0; k < n; k++) inaccurate += d[k].status == DATUM_W_INACCURATE;
     run.t_total = cli_now() - t0;
     report_args report = {job, archive_path, &run, NULL, d, solved};
     if (job->report && (rc = write_report(ctx, &report, history_report)) < 0) goto done;
@@ -869,14 +768,11 @@ static int run_history(datum_ctx *ctx, const char *archive_path, void *arg)
                         "%.3g (see the report)\n", inaccurate, job->opt.tolerance);
     rc = DATUM_OK;
 done:
-    datum_rate_result_free(&r);
     datum_rate_history_free(&h);
     datum_across_free(&across);
-    if (csv) datum_csv_abort(&csv);
     datum_archive_close(&a);
     datum_free(dates);
     free(d);
-    free(rows.pair); free(rows.as_of); free(rows.boards); free(rows.rating);
     return rc;
 }
 
