@@ -82,8 +82,8 @@ typedef struct {
 /* The history job (`datum rate --every`): solves history h (its chunks
  * added, datum_rate_read) at each of its n_dates as-of dates in order
  * (datum_rate_history_solve with opt), writes each date's rated pairs to
- * out->csv as they come and to out->h5 once all are solved, the CSV
- * committed first. Takes: a (the archive h was read from: its pair names),
+ * out->csv as they come and to out->h5's temporary file once all are
+ * solved; then the CSV is committed, then the HDF5 file. Takes: a (the archive h was read from: its pair names),
  * h, dates (h's dates, datum_rate_history_dates), opt and out borrowed;
  * h is consumed (only freeing remains). per_date (n_dates elements, the
  * caller's) receives each solved date's figures, *n_solved how many were
@@ -93,9 +93,9 @@ typedef struct {
  * error of the solve (DATUM_E_ARG, DATUM_E_NOMEM, DATUM_E_NUMERIC), of the
  * CSV (DATUM_E_IO "cannot write PATH: ...", DATUM_E_NOMEM) or of the HDF5
  * output (datum_output_*), DATUM_E_NOMEM "out of memory" keeping the HDF5
- * table, DATUM_E_ARG for a NULL argument; then no CSV is left on disk unless
- * the HDF5 output failed after the CSV's commit, and no HDF5 file in any
- * case. */
+ * table, DATUM_E_ARG for a NULL argument; then neither output is left on
+ * disk, unless the HDF5 file's commit (its last buffered chunks, the
+ * rename) failed after the CSV's. */
 int datum_rate_history_run(datum_ctx *ctx, const datum_archive *a, datum_rate_history *h,
                            const int32_t *dates, size_t n_dates, const datum_rate_options *opt,
                            const datum_rate_history_outputs *out,

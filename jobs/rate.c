@@ -4,6 +4,7 @@
  * the rating history's job, each as-of date solved and written.
  */
 #include "datum_rate_read.h"
+#include "datum_alloc.h"
 #include "datum_text.h"
 
 #include <omp.h>
@@ -69,21 +70,12 @@ typedef struct {
 
 static int history_keep(datum_ctx *ctx, history_rows *t, int32_t as_of, const datum_rate_result *r)
 {
+    void *const arrays[] = {&t->pair, &t->as_of, &t->boards, &t->rating};
+    const size_t sizes[] = {sizeof *t->pair, sizeof *t->as_of, sizeof *t->boards, sizeof *t->rating};
     for (uint32_t p = 0; p < r->n_pairs; p++) {
         if (r->component[p] < 0) continue;
-        if (t->n == t->cap) {
-            size_t cap = 2 * t->cap + 4096;
-            int64_t *pair = realloc(t->pair, cap * sizeof *pair);
-            if (pair) t->pair = pair;
-            int64_t *day = pair ? realloc(t->as_of, cap * sizeof *day) : NULL;
-            if (day) t->as_of = day;
-            double *boards = day ? realloc(t->boards, cap * sizeof *boards) : NULL;
-            if (boards) t->boards = boards;
-            double *rating = boards ? realloc(t->rating, cap * sizeof *rating) : NULL;
-            if (!rating) return datum_ctx_fail(ctx, DATUM_E_NOMEM, "out of memory");
-            t->rating = rating;
-            t->cap = cap;
-        }
+        if (t->n == t->cap && datum_reserve_all(ctx, &t->cap, t->n + 1, 4, arrays, sizes) != DATUM_OK)
+            return DATUM_E_NOMEM;
         t->pair[t->n] = p;
         t->as_of[t->n] = as_of;
         t->boards[t->n] = r->boards[p];
@@ -108,14 +100,17 @@ static void history_csv_rows(datum_csv_writer *w, const datum_archive *a, int32_
     }
 }
 
+/* The HDF5 history written into its temporary file, *op (committed by the
+ * caller once the CSV is, so that a failure leaves neither). */
 static int history_h5(datum_ctx *ctx, const datum_rate_history_outputs *out,
-                      const datum_archive *a, const history_rows *t)
+                      const datum_archive *a, const history_rows *t, datum_output **op)
 {
     datum_output *o;
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     int rc = datum_output_create(ctx, out->h5, a, out->command, out->attr_keys, out->attr_values,
                                  out->n_attrs, &wo, &o);
     if (rc < 0) return rc;
+    *op = o;
     struct {
         const char *name, *description;
         const void *values;
@@ -132,8 +127,6 @@ static int history_h5(datum_ctx *ctx, const datum_rate_history_outputs *out,
                       : datum_output_add_column(o, "history", cols[k].name, t->n, cols[k].description);
         rc = col < 0 ? col : datum_output_write(o, col, 0, t->n, cols[k].values);
     }
-    if (rc >= 0) rc = datum_output_commit(&o);
-    datum_output_abort(&o);
     return rc;
 }
 
@@ -149,6 +142,7 @@ int datum_rate_history_run(datum_ctx *ctx, const datum_archive *a, datum_rate_hi
         !write_seconds)
         return datum_ctx_fail(ctx, DATUM_E_ARG, "datum_rate_history_run: NULL argument");
     datum_csv_writer *csv = NULL;
+    datum_output *h5 = NULL;
     datum_rate_result *r = NULL;
     history_rows rows = {0};
     int rc = DATUM_OK;
@@ -171,16 +165,18 @@ int datum_rate_history_run(datum_ctx *ctx, const datum_archive *a, datum_rate_hi
         datum_rate_result_free(&r);
     }
     double t = omp_get_wtime();
+    if (out->h5 && (rc = history_h5(ctx, out, a, &rows, &h5)) < 0) goto done;
     if (csv && (rc = datum_csv_commit(&csv)) < 0) goto done;
-    if (out->h5 && (rc = history_h5(ctx, out, a, &rows)) < 0) goto done;
+    if (h5 && (rc = datum_output_commit(&h5)) < 0) goto done;
     *write_seconds += omp_get_wtime() - t;
     rc = DATUM_OK;
 done:
     datum_rate_result_free(&r);
     if (csv) datum_csv_abort(&csv);
-    free(rows.pair);
-    free(rows.as_of);
-    free(rows.boards);
-    free(rows.rating);
+    datum_output_abort(&h5);
+    datum_free(rows.pair);
+    datum_free(rows.as_of);
+    datum_free(rows.boards);
+    datum_free(rows.rating);
     return rc;
 }
