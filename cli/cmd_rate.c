@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "datum_alloc.h"
 #include "datum_rate.h"
-#include "datum_rate_read.h"
+#include "datum_rate_jobs.h"
 
 #include <float.h>
 #include <math.h>

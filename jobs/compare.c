@@ -8,7 +8,7 @@
 #include "datum_alloc.h"
 #include "datum_jobs.h"
 #include "datum_rate.h"
-#include "datum_rate_read.h"
+#include "datum_rate_jobs.h"
 #include "datum_text.h"
 
 #include <math.h>

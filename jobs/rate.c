@@ -1,9 +1,9 @@
 /*
- * rate.c - the ratings' read of an archive (datum_rate_read.h): the chunk
+ * rate.c - the ratings' read of an archive (datum_rate_jobs.h): the chunk
  * reader, the merger across sections, and the sink each chunk goes to; and
  * the rating history's job, each as-of date solved and written.
  */
-#include "datum_rate_read.h"
+#include "datum_rate_jobs.h"
 #include "datum_alloc.h"
 #include "datum_text.h"
 

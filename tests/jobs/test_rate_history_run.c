@@ -1,11 +1,11 @@
 /* test_rate_history_run.c - the rating history's job (datum_rate_history_run,
- * jobs/datum_rate_read.h) on a small archive worked by hand: the CSV rows of
+ * jobs/datum_rate_jobs.h) on a small archive worked by hand: the CSV rows of
  * each as-of date (the pairs that played by then), the figures per date, the
  * refusals, the documented state on disk after each failing output, and
  * every allocation refused in turn. */
 #include "alloc_loop.h"
 #include "datum_alloc.h"
-#include "datum_rate_read.h"
+#include "datum_rate_jobs.h"
 #include "datum_text.h"
 #include "io_test_util.h"
 

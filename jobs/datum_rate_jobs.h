@@ -1,6 +1,6 @@
 /*
- * datum_rate_read.h - the one read of an archive for the ratings (jobs/
- * rate.c): every chunk of a range of fields, merged across sections or not,
+ * datum_rate_jobs.h - the ratings' jobs (jobs/rate.c). The one read of an
+ * archive for the ratings: every chunk of a range of fields, merged across sections or not,
  * added to a rating problem, a rating history or an out-of-sample
  * prediction. `datum rate` (one rating, --every, --evaluate) and datum-mpi
  * read through it. Also the history job that follows such a read
@@ -10,8 +10,8 @@
  * context with a message; progress through datum_ctx_progress (rows read of
  * the archive's results).
  */
-#ifndef DATUM_RATE_READ_H
-#define DATUM_RATE_READ_H
+#ifndef DATUM_RATE_JOBS_H
+#define DATUM_RATE_JOBS_H
 
 #include "datum.h"
 #include "datum_io.h"
