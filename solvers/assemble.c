@@ -176,13 +176,12 @@ typedef struct {
     uint32_t n, threads;
     uint64_t *count;        /* threads x (n + 1) */
     uint64_t *off;          /* n + 1: pair j's seats start at off[j] in its pass */
-    seat *seats;
-    uint64_t seats_cap;
+    seat *seats;            /* the largest pass's seats and a spare */
 } seats;
 
-/* A pass holds at most this many seats (8 bytes each: 256 MiB), or a
- * quarter of them when that is more: the index takes a bounded memory, and
- * each pass (about four at most) reads every table once more, in order. */
+/* As many passes as 2^25 seats a pass (8 bytes each: 256 MiB) need, four
+ * at most, the seats shared evenly among them: the index takes a bounded
+ * memory, and each pass reads every table once more, in order. */
 #define SEATS_PER_PASS ((uint64_t)1 << 25)
 #define SEAT_PASSES 4
 
@@ -323,6 +322,24 @@ static int assemble_block(datum_ctx *ctx, const layout_info *info, const member 
     return DATUM_OK;
 }
 
+/* The end of pass k, which starts at block b0 (*before seats in the
+ * passes before it): the block that reaches (k + 1) / passes of all the
+ * seats, at least one block. Its seats into *pass_seats, added to *before. */
+static uint32_t pass_end(const seats *x, uint32_t n_blocks, uint32_t b0, uint64_t all,
+                         uint64_t passes, uint32_t k, uint64_t *before, uint64_t *pass_seats)
+{
+    uint32_t n = x->n, b1 = b0;
+    uint64_t goal = all / passes * (k + 1) + all % passes * (k + 1) / passes, in = 0;
+    for (; b1 < n_blocks && (b1 == b0 || *before + in < goal); b1++) {
+        uint32_t j1 = (b1 + 1) * RATE_BLOCK_COLS < n ? (b1 + 1) * RATE_BLOCK_COLS : n;
+        for (uint32_t j = b1 * RATE_BLOCK_COLS; j < j1; j++)
+            for (uint32_t q = 0; q < x->threads; q++) in += x->count[(size_t)q * (n + 1) + j];
+    }
+    *before += in;
+    *pass_seats = in;
+    return b1;
+}
+
 /* The blocks of columns, pass by pass: each pass places the seats of the
  * next blocks whose seats fit in the pass (at least one block), then
  * assembles them in parallel; in the first, one thread runs `job` first
@@ -332,23 +349,18 @@ static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const la
                            const rate_side_job *job, int *job_rc)
 {
     uint32_t n = x->n, threads = x->threads;
-    uint64_t all = 0, per_pass;
+    uint64_t all = 0, passes, before = 0, most = 0, pass_seats;
     for (size_t e = 0; e < (size_t)threads * (n + 1); e++) all += x->count[e];
-    per_pass = all / SEAT_PASSES > SEATS_PER_PASS ? all / SEAT_PASSES : SEATS_PER_PASS;
-    for (uint32_t b0 = 0, b1; b0 < a->n_blocks; b0 = b1) {
-        uint64_t pass_seats = 0;
-        for (b1 = b0; b1 < a->n_blocks; b1++) {
-            uint64_t block_seats = 0;
-            uint32_t j1 = (b1 + 1) * RATE_BLOCK_COLS < n ? (b1 + 1) * RATE_BLOCK_COLS : n;
-            for (uint32_t j = b1 * RATE_BLOCK_COLS; j < j1; j++)
-                for (uint32_t q = 0; q < threads; q++) block_seats += x->count[(size_t)q * (n + 1) + j];
-            if (b1 > b0 && pass_seats + block_seats > per_pass) break;
-            pass_seats += block_seats;
-        }
-        void *arrays[] = {&x->seats};
-        const size_t sizes[] = {sizeof *x->seats};
-        if (datum_reserve_all(ctx, &x->seats_cap, pass_seats + 1, 1, arrays, sizes) != DATUM_OK)
-            return DATUM_E_NOMEM;
+    passes = (all + SEATS_PER_PASS - 1) / SEATS_PER_PASS;
+    passes = passes < 1 ? 1 : passes > SEAT_PASSES ? SEAT_PASSES : passes;
+    for (uint32_t b0 = 0, k = 0; b0 < a->n_blocks; k++) { /* the largest pass, allocated once */
+        b0 = pass_end(x, a->n_blocks, b0, all, passes, k, &before, &pass_seats);
+        most = pass_seats > most ? pass_seats : most;
+    }
+    if (!(x->seats = datum_malloc(ctx, most + 1, sizeof *x->seats))) return DATUM_E_NOMEM;
+    before = 0;
+    for (uint32_t b0 = 0, b1, k = 0; b0 < a->n_blocks; b0 = b1, k++) {
+        b1 = pass_end(x, a->n_blocks, b0, all, passes, k, &before, &pass_seats);
         uint32_t j1 = b1 * RATE_BLOCK_COLS < n ? b1 * RATE_BLOCK_COLS : n;
         place_seats(p, x, b0 * RATE_BLOCK_COLS, j1);
         int failed = 0, beside = job && b0 == 0;
