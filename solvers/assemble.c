@@ -153,7 +153,7 @@ static int layout_infos(datum_ctx *ctx, const datum_rate_problem *p, layout_info
         info[l].group_k = info[head].group_k;
     }
     member *m = *members;
-#pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(dynamic, 4096)
+#pragma omp taskloop grainsize(4096)
     for (size_t l = 0; l < nl; l++) {
         if (info[l].head) sort_members(p, l, m + info[l].group_start);
     }
@@ -206,7 +206,7 @@ static void place_seats(const datum_rate_problem *p, seats *x, uint32_t j0, uint
         }
     }
     x->off[j1] = at;
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#pragma omp taskloop grainsize(1)
     for (uint32_t q = 0; q < threads; q++) {
         uint64_t *next = x->count + (size_t)q * (n + 1);
         size_t l0, l1;
@@ -227,7 +227,7 @@ static int count_seats(datum_ctx *ctx, const datum_rate_problem *p, seats *x)
     x->count = datum_calloc(ctx, (size_t)threads * (n + 1), sizeof *x->count);
     x->off = datum_malloc(ctx, (size_t)n + 1, sizeof *x->off);
     if (!x->count || !x->off) return DATUM_E_NOMEM;
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#pragma omp taskloop grainsize(1)
     for (uint32_t q = 0; q < threads; q++) {
         uint64_t *mine = x->count + (size_t)q * (n + 1);
         size_t l0, l1;
@@ -341,12 +341,10 @@ static uint32_t pass_end(const seats *x, uint32_t n_blocks, uint32_t b0, uint64_
 }
 
 /* The blocks of columns, pass by pass: each pass places the seats of the
- * next blocks whose seats fit in the pass (at least one block), then
- * assembles them in parallel; in the first, one thread runs `job` first
- * (its code into *job_rc), then joins the others. */
+ * next blocks (about an equal share of the seats, at least one block), then
+ * assembles them, a task a block. */
 static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
-                           const member *members, seats *x, accumulator *work, rate_matrix *a,
-                           const rate_side_job *job, int *job_rc)
+                           const member *members, seats *x, accumulator *work, rate_matrix *a)
 {
     uint32_t n = x->n, threads = x->threads;
     uint64_t all = 0, passes, before = 0, most = 0, pass_seats;
@@ -363,18 +361,13 @@ static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const la
         b1 = pass_end(x, a->n_blocks, b0, all, passes, k, &before, &pass_seats);
         uint32_t j1 = b1 * RATE_BLOCK_COLS < n ? b1 * RATE_BLOCK_COLS : n;
         place_seats(p, x, b0 * RATE_BLOCK_COLS, j1);
-        int failed = 0, beside = job && b0 == 0;
-#pragma omp parallel num_threads(threads) reduction(| : failed)
-        {
-            if (beside) {
-#pragma omp single nowait
-                *job_rc = job->run(ctx, job->arg);
-            }
-#pragma omp for schedule(dynamic, 1) nowait
-            for (uint32_t b = b0; b < b1; b++) {
-                accumulator *w = &work[omp_get_thread_num()];
-                if (assemble_block(ctx, info, members, x, b, w, &a->blocks[b]))
-                    failed = 1;
+        int failed = 0;
+#pragma omp taskloop grainsize(1) shared(failed)
+        for (uint32_t b = b0; b < b1; b++) {
+            accumulator *w = &work[omp_get_thread_num()]; /* tasks are tied to their thread */
+            if (assemble_block(ctx, info, members, x, b, w, &a->blocks[b])) {
+#pragma omp atomic write
+                failed = 1;
             }
         }
         if (failed) return DATUM_E_NOMEM; /* recorded by the allocator */
@@ -412,6 +405,23 @@ static int matrix_finish(datum_ctx *ctx, rate_matrix *a)
     return a->partial ? DATUM_OK : DATUM_E_NOMEM;
 }
 
+/* The assembly's steps in order, by the thread of a single construct;
+ * their loops are tasks that the team's other threads take when free.
+ * DATUM_OK or DATUM_E_NOMEM. */
+static int assemble_steps(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
+                          layout_info *info, member **members, seats *x, accumulator *work)
+{
+    int rc = layout_infos(ctx, p, info, members);
+    if (rc == DATUM_OK) rc = count_seats(ctx, p, x);
+    for (uint32_t t = 0; t < x->threads && rc == DATUM_OK; t++) {
+        work[t].acc = datum_calloc(ctx, a->n + SINK_ROWS, sizeof *work[t].acc); /* marks 0: no column */
+        work[t].touched = datum_malloc(ctx, a->n + SINK_ROWS, sizeof *work[t].touched);
+        if (!work[t].acc || !work[t].touched) rc = DATUM_E_NOMEM;
+    }
+    if (rc == DATUM_OK && a->n_blocks > 0) rc = assemble_passes(ctx, p, info, *members, x, work, a);
+    return rc;
+}
+
 int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
                                 const rate_side_job *job)
 {
@@ -419,23 +429,24 @@ int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rat
     memset(a, 0, sizeof *a);
     a->n = n;
     a->n_blocks = (n + RATE_BLOCK_COLS - 1) / RATE_BLOCK_COLS;
-    int threads = datum_ctx_threads(ctx), job_rc = DATUM_OK, job_ran = 0;
-    a->blocks = datum_calloc(ctx, a->n_blocks, sizeof *a->blocks);
+    int threads = datum_ctx_threads(ctx), job_rc = DATUM_OK;
+    a->blocks = datum_calloc(ctx, a->n_blocks ? a->n_blocks : 1, sizeof *a->blocks);
     accumulator *work = datum_calloc(ctx, (size_t)threads, sizeof *work);
     layout_info *info = datum_malloc(ctx, p->n_layouts + 1, sizeof *info);
     member *members = NULL;
     seats x = {.n = n, .threads = (uint32_t)threads};
     int rc = a->blocks && work && info ? DATUM_OK : DATUM_E_NOMEM;
-    if (rc == DATUM_OK) rc = layout_infos(ctx, p, info, &members);
-    if (rc == DATUM_OK) rc = count_seats(ctx, p, &x);
-    for (int t = 0; t < threads && rc == DATUM_OK; t++) {
-        work[t].acc = datum_calloc(ctx, n + SINK_ROWS, sizeof *work[t].acc); /* marks 0: no column */
-        work[t].touched = datum_malloc(ctx, n + SINK_ROWS, sizeof *work[t].touched);
-        if (!work[t].acc || !work[t].touched) rc = DATUM_E_NOMEM;
-    }
-    if (rc == DATUM_OK && a->n_blocks > 0) {
-        rc = assemble_passes(ctx, p, info, members, &x, work, a, job, &job_rc);
-        job_ran = 1;
+    /* The job is a task of its own from the start: a thread takes it while
+     * another begins the assembly, whose tasks the job's thread joins once
+     * done (the serial steps of each overlap with the other). */
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+    {
+        if (job) {
+#pragma omp task shared(job_rc)
+            job_rc = job->run(ctx, job->arg);
+        }
+        if (rc == DATUM_OK) rc = assemble_steps(ctx, p, a, info, &members, &x, work);
     }
     if (rc == DATUM_OK && job_rc != DATUM_OK) rc = job_rc;
     for (int t = 0; work && t < threads; t++) {
@@ -447,12 +458,8 @@ int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rat
     datum_free(members);
     seats_free(&x);
     if (rc == DATUM_OK) rc = matrix_finish(ctx, a);
-    if (rc != DATUM_OK) {
-        rate_matrix_free(a);
-        return rc;
-    }
-    if (job && !job_ran) job_rc = job->run(ctx, job->arg); /* no column */
-    return job_rc;
+    if (rc != DATUM_OK) rate_matrix_free(a);
+    return rc;
 }
 
 int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a)
