@@ -77,8 +77,8 @@ typedef uint32_t member;
 
 /* Layout l's members into g, sorted: each placed at its rank, the count of
  * the layout's members below it (members are distinct: a pair sits at one
- * table of a layout). (2L)^2 comparisons, no more than the assembly's own
- * (2L)^2 additions for the group, and no branch to mispredict. */
+ * table of a layout). (2L)^2 comparisons, twice the assembly's own
+ * additions for the group, and no branch to mispredict. */
 static void sort_members(const datum_rate_problem *p, size_t l, member *g)
 {
     uint64_t first = p->lay_off[l], last = p->lay_off[l + 1];
@@ -293,7 +293,7 @@ static uint32_t column(const layout_info *info, const member *members, const sea
 }
 
 /* Block b's columns into a->blocks[b]; DATUM_OK or DATUM_E_NOMEM (recorded
- * in ctx; called inside a parallel region). */
+ * in ctx; called by a task, w the accumulator of the thread that runs it). */
 static int assemble_block(datum_ctx *ctx, const layout_info *info, const member *members,
                           const seats *x, uint32_t b, accumulator *w, rate_block *out)
 {
