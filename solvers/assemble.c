@@ -14,16 +14,19 @@
  * k add up: the column adds the group's g once, not once per round.
  * A column reads its pair's seats (layout, opponent: a counting sort of the
  * tables by pair, built here in a few passes of bounded size) and
- * one record per layout (its coefficients and its group's tables), so that
+ * one record per layout (its coefficients and its group's members), so that
  * each seat costs one cache miss, not one per array it needs.
- * A is symmetric and stored once: column j keeps its rows i <= j (the
- * others go to sink rows of the accumulator and are not written), each
- * with the same bits as when both triangles were stored.
+ * A is symmetric and stored once: column j keeps its rows i <= j, each
+ * with the same bits as when both triangles were stored. A group's members
+ * are kept sorted by pair, so a column reads the members at or above its
+ * row only and never computes the lower triangle (an opponent below goes
+ * to a sink row, not written).
  * Columns go in fixed blocks of RATE_BLOCK_COLS; each block's output is kept
  * by itself (no atomics, no concatenation), so the matrix is the same bit for
- * bit whatever the thread count. Work: sum over groups of (2L)^2 and over
- * tables of 4; memory: 12 bytes per entry of A's upper triangle plus 28 bytes
- * per pair and thread, 24 per layout and 8 per seat of a pass.
+ * bit whatever the thread count. Work: sum over groups of about (2L)^2 / 2
+ * and over tables of 4; memory: 12 bytes per entry of A's upper triangle
+ * plus 28 bytes per pair and thread, 32 per layout, 4 per member of a group
+ * and 8 per seat of a pass.
  */
 #include "rate_internal.h"
 
@@ -56,18 +59,51 @@ static inline void add(accumulator *w, int32_t stamp, uint32_t *count, int32_t i
 }
 
 /* What a column needs of layout l, in one place (a pair's layouts are far
- * apart: one cache miss for all of it): its table coefficient w + w/(L-1),
- * and its group's first table, table count and sum of w/(L-1). Groups are
- * runs of consecutive layouts with the same signed pairs. */
+ * apart: one cache miss for all of it; 32 bytes, so never across two
+ * lines): its table coefficient w + w/(L-1), and its group's members and
+ * sum of w/(L-1). Groups are runs of consecutive layouts with the same
+ * signed pairs. */
 typedef struct {
     double coef;
     double group_k;
-    uint32_t group_start, group_len;
+    uint64_t group_start; /* its group's first member in the members array */
+    uint32_t group_len, head;
 } layout_info;
 
-static int layout_infos(datum_ctx *ctx, const datum_rate_problem *p, layout_info *info)
+/* A group's member: pair << 1, plus 1 when it sits East-West. A group's
+ * members are sorted, so that column j reads those at or above its row j
+ * only (a prefix) and never the rest, which lie below the diagonal. */
+typedef uint32_t member;
+
+/* Layout l's members into g, sorted: each placed at its rank, the count of
+ * the layout's members below it (members are distinct: a pair sits at one
+ * table of a layout). (2L)^2 comparisons, twice the assembly's own
+ * additions for the group, and no branch to mispredict. */
+static void sort_members(const datum_rate_problem *p, size_t l, member *g)
+{
+    uint64_t first = p->lay_off[l], last = p->lay_off[l + 1];
+    for (uint64_t t = first; t < last; t++) {
+        member ns = (member)p->t_ns[t] << 1, ew = (member)p->t_ew[t] << 1 | 1;
+        uint32_t below_ns = 0, below_ew = 0;
+        for (uint64_t u = first; u < last; u++) {
+            member ns_u = (member)p->t_ns[u] << 1, ew_u = (member)p->t_ew[u] << 1 | 1;
+            below_ns += (ns_u < ns) + (ew_u < ns);
+            below_ew += (ns_u < ew) + (ew_u < ew);
+        }
+        g[below_ns] = ns;
+        g[below_ew] = ew;
+    }
+}
+
+/* info[l] for every layout and *members (the groups' sorted members, into
+ * which info's group_start points); DATUM_OK or DATUM_E_NOMEM (*members
+ * then NULL). */
+static int layout_infos(datum_ctx *ctx, const datum_rate_problem *p, layout_info *info,
+                        member **members)
 {
     size_t nl = p->n_layouts;
+    uint64_t n_members = 0;
+    *members = NULL;
     /* Per pair: the group it was last seen in (+1) and its side there. */
     uint32_t *seen = datum_calloc(ctx, (size_t)p->n_pairs + 1, sizeof *seen);
     int8_t *side = datum_malloc(ctx, (size_t)p->n_pairs + 1, sizeof *side);
@@ -87,23 +123,28 @@ static int layout_infos(datum_ctx *ctx, const datum_rate_problem *p, layout_info
                    seen[p->t_ew[t]] == current + 1 && side[p->t_ew[t]] == -1;
         if (same) {
             info[current].group_k += k;
-            info[l].group_start = UINT32_MAX; /* not a group's first: filled below */
+            info[l].head = 0; /* filled below from its group's first */
             continue;
         }
         current = (uint32_t)l;
+        info[l].head = 1;
         info[l].group_k = k;
-        info[l].group_start = (uint32_t)first;
-        info[l].group_len = (uint32_t)(last - first);
+        info[l].group_start = n_members;
+        info[l].group_len = (uint32_t)(2 * (last - first));
+        n_members += 2 * (last - first);
         for (uint64_t t = first; t < last; t++) {
             seen[p->t_ns[t]] = seen[p->t_ew[t]] = current + 1;
             side[p->t_ns[t]] = 1;
             side[p->t_ew[t]] = -1;
         }
     }
-    /* Every layout of a group gets its first layout's table range and sum
-     * (a table index fits in 32 bits: add_layout refuses more tables). */
+    datum_free(seen);
+    datum_free(side);
+    *members = datum_malloc(ctx, n_members ? n_members : 1, sizeof **members);
+    if (!*members) return DATUM_E_NOMEM;
+    /* Every layout of a group gets its first layout's members and sum. */
     for (size_t l = 0, head = 0; l < nl; l++) {
-        if (info[l].group_start != UINT32_MAX) {
+        if (info[l].head) {
             head = l;
             continue;
         }
@@ -111,8 +152,11 @@ static int layout_infos(datum_ctx *ctx, const datum_rate_problem *p, layout_info
         info[l].group_len = info[head].group_len;
         info[l].group_k = info[head].group_k;
     }
-    datum_free(seen);
-    datum_free(side);
+    member *m = *members;
+#pragma omp taskloop grainsize(4096)
+    for (size_t l = 0; l < nl; l++) {
+        if (info[l].head) sort_members(p, l, m + info[l].group_start);
+    }
     return DATUM_OK;
 }
 
@@ -132,13 +176,12 @@ typedef struct {
     uint32_t n, threads;
     uint64_t *count;        /* threads x (n + 1) */
     uint64_t *off;          /* n + 1: pair j's seats start at off[j] in its pass */
-    seat *seats;
-    uint64_t seats_cap;
+    seat *seats;            /* the largest pass's seats and a spare */
 } seats;
 
-/* A pass holds at most this many seats (8 bytes each: 256 MiB), or a
- * quarter of them when that is more: the index takes a bounded memory, and
- * each pass (about four at most) reads every table once more, in order. */
+/* As many passes as 2^25 seats a pass (8 bytes each: 256 MiB) need, four
+ * at most, the seats shared evenly among them: the index takes a bounded
+ * memory, and each pass reads every table once more, in order. */
 #define SEATS_PER_PASS ((uint64_t)1 << 25)
 #define SEAT_PASSES 4
 
@@ -163,7 +206,7 @@ static void place_seats(const datum_rate_problem *p, seats *x, uint32_t j0, uint
         }
     }
     x->off[j1] = at;
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#pragma omp taskloop grainsize(1)
     for (uint32_t q = 0; q < threads; q++) {
         uint64_t *next = x->count + (size_t)q * (n + 1);
         size_t l0, l1;
@@ -184,7 +227,7 @@ static int count_seats(datum_ctx *ctx, const datum_rate_problem *p, seats *x)
     x->count = datum_calloc(ctx, (size_t)threads * (n + 1), sizeof *x->count);
     x->off = datum_malloc(ctx, (size_t)n + 1, sizeof *x->off);
     if (!x->count || !x->off) return DATUM_E_NOMEM;
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#pragma omp taskloop grainsize(1)
     for (uint32_t q = 0; q < threads; q++) {
         uint64_t *mine = x->count + (size_t)q * (n + 1);
         size_t l0, l1;
@@ -205,33 +248,34 @@ static void seats_free(seats *x)
     memset(x, 0, sizeof *x);
 }
 
-/* Rows n .. n + SINKS - 1 of the accumulator take what column j would add
- * below its diagonal. */
-#define SINKS 8
+/* Row n of the accumulator takes the opponents below the diagonal. */
+#define SINK_ROWS 1
 
 /* How far ahead column() asks for the layouts of its seats, then for their
- * groups' tables (found in the layout's information). */
+ * groups' members (found in the layout's information). */
 #define LAYOUTS_AHEAD 16
-#define TABLES_AHEAD 8
+#define MEMBERS_AHEAD 8
 
 /* Column j's rows i <= j into the accumulator (the diagonal first);
- * returns the number of rows touched. Each seat adds (w + k) at j and
- * -(w + k) at the opponent; each group that j is in adds -sigma_j K g once
- * (j's seats are in table order, so its layouts of one group are
- * consecutive). */
-static uint32_t column(const datum_rate_problem *p, const layout_info *info, const seats *x,
-                       uint32_t j, accumulator *w)
+ * returns the number of rows touched (the sink's among them). Each seat
+ * adds (w + k) at j and -(w + k) at the opponent; each group that j is in
+ * adds -sigma_j K g once (j's seats are in table order, so its layouts of
+ * one group are consecutive), over the group's members up to row j. A row
+ * gets the same additions in the same order as when the lower triangle was
+ * computed too (a pair is in a group once): only the rows' order in the
+ * column differs. */
+static uint32_t column(const layout_info *info, const member *members, const seats *x, uint32_t j,
+                       accumulator *w)
 {
     int32_t stamp = (int32_t)j + 1, top = (int32_t)j, sink = (int32_t)x->n;
-    uint32_t count = 0, last_group = UINT32_MAX;
+    uint32_t count = 0;
+    member limit = (member)j << 1 | 1;
+    uint64_t last_group = UINT64_MAX;
     const seat *at = x->seats + x->off[j], *end = x->seats + x->off[j + 1];
     for (; at < end; at++) {
         if (at + LAYOUTS_AHEAD < end) __builtin_prefetch(&info[at[LAYOUTS_AHEAD].layout]);
-        if (at + TABLES_AHEAD < end) {
-            uint32_t ahead = info[at[TABLES_AHEAD].layout].group_start;
-            __builtin_prefetch(&p->t_ns[ahead]);
-            __builtin_prefetch(&p->t_ew[ahead]);
-        }
+        if (at + MEMBERS_AHEAD < end)
+            __builtin_prefetch(&members[info[at[MEMBERS_AHEAD].layout].group_start]);
         const layout_info *l = &info[at->layout];
         int ns_side = at->other >= 0;
         int32_t opponent = ns_side ? at->other : ~at->other;
@@ -240,20 +284,17 @@ static uint32_t column(const datum_rate_problem *p, const layout_info *info, con
         if (l->group_start == last_group) continue;
         last_group = l->group_start;
         double c = ns_side ? -l->group_k : l->group_k;
-        for (uint64_t u = l->group_start; u < (uint64_t)l->group_start + l->group_len; u++) {
-            /* rows below the diagonal into the sinks, without a branch (half of
-             * them, unpredictably): several, so that their sums do not chain */
-            int32_t ns = p->t_ns[u], ew = p->t_ew[u], away = sink + (int32_t)(u % SINKS);
-            add(w, stamp, &count, ns <= top ? ns : away, c);
-            add(w, stamp, &count, ew <= top ? ew : away, -c);
-        }
+        const double by_side[2] = {c, -c}; /* North-South, East-West */
+        for (const member *m = members + l->group_start, *m_end = m + l->group_len;
+             m < m_end && *m <= limit; m++)
+            add(w, stamp, &count, (int32_t)(*m >> 1), by_side[*m & 1]);
     }
     return count;
 }
 
 /* Block b's columns into a->blocks[b]; DATUM_OK or DATUM_E_NOMEM (recorded
- * in ctx; called inside a parallel region). */
-static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
+ * in ctx; called by a task, w the accumulator of the thread that runs it). */
+static int assemble_block(datum_ctx *ctx, const layout_info *info, const member *members,
                           const seats *x, uint32_t b, accumulator *w, rate_block *out)
 {
     uint32_t j0 = b * RATE_BLOCK_COLS, j1 = j0 + RATE_BLOCK_COLS;
@@ -264,11 +305,11 @@ static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const lay
     void *entries[] = {&out->row, &out->val};
     const size_t entry_size[] = {sizeof *out->row, sizeof *out->val};
     for (uint32_t j = j0; j < j1; j++) {
-        uint32_t count = column(p, info, x, j, w);
+        uint32_t count = column(info, members, x, j, w);
         if (datum_reserve_all(ctx, &cap, nnz + count, 2, entries, entry_size) != DATUM_OK)
             return DATUM_E_NOMEM;
         uint64_t kept = nnz;
-        for (uint32_t e = 0; e < count; e++) { /* the sinks' rows (n and up) left out */
+        for (uint32_t e = 0; e < count; e++) { /* the sink's row (n) left out */
             int32_t i = w->touched[e];
             out->row[kept] = i;
             out->val[kept] = w->acc[i].value;
@@ -281,46 +322,52 @@ static int assemble_block(datum_ctx *ctx, const datum_rate_problem *p, const lay
     return DATUM_OK;
 }
 
+/* The end of pass k, which starts at block b0 (*before seats in the
+ * passes before it): the block that reaches (k + 1) / passes of all the
+ * seats, at least one block. Its seats into *pass_seats, added to *before. */
+static uint32_t pass_end(const seats *x, uint32_t n_blocks, uint32_t b0, uint64_t all,
+                         uint64_t passes, uint32_t k, uint64_t *before, uint64_t *pass_seats)
+{
+    uint32_t n = x->n, b1 = b0;
+    uint64_t goal = all / passes * (k + 1) + all % passes * (k + 1) / passes, in = 0;
+    for (; b1 < n_blocks && (b1 == b0 || *before + in < goal); b1++) {
+        uint32_t j1 = (b1 + 1) * RATE_BLOCK_COLS < n ? (b1 + 1) * RATE_BLOCK_COLS : n;
+        for (uint32_t j = b1 * RATE_BLOCK_COLS; j < j1; j++)
+            for (uint32_t q = 0; q < x->threads; q++) in += x->count[(size_t)q * (n + 1) + j];
+    }
+    *before += in;
+    *pass_seats = in;
+    return b1;
+}
+
 /* The blocks of columns, pass by pass: each pass places the seats of the
- * next blocks whose seats fit in the pass (at least one block), then
- * assembles them in parallel; in the first, one thread runs `job` first
- * (its code into *job_rc), then joins the others. */
+ * next blocks (about an equal share of the seats, at least one block), then
+ * assembles them, a task a block. */
 static int assemble_passes(datum_ctx *ctx, const datum_rate_problem *p, const layout_info *info,
-                           seats *x, accumulator *work, rate_matrix *a,
-                           const rate_side_job *job, int *job_rc)
+                           const member *members, seats *x, accumulator *work, rate_matrix *a)
 {
     uint32_t n = x->n, threads = x->threads;
-    uint64_t all = 0, per_pass;
+    uint64_t all = 0, passes, before = 0, most = 0, pass_seats;
     for (size_t e = 0; e < (size_t)threads * (n + 1); e++) all += x->count[e];
-    per_pass = all / SEAT_PASSES > SEATS_PER_PASS ? all / SEAT_PASSES : SEATS_PER_PASS;
-    for (uint32_t b0 = 0, b1; b0 < a->n_blocks; b0 = b1) {
-        uint64_t pass_seats = 0;
-        for (b1 = b0; b1 < a->n_blocks; b1++) {
-            uint64_t block_seats = 0;
-            uint32_t j1 = (b1 + 1) * RATE_BLOCK_COLS < n ? (b1 + 1) * RATE_BLOCK_COLS : n;
-            for (uint32_t j = b1 * RATE_BLOCK_COLS; j < j1; j++)
-                for (uint32_t q = 0; q < threads; q++) block_seats += x->count[(size_t)q * (n + 1) + j];
-            if (b1 > b0 && pass_seats + block_seats > per_pass) break;
-            pass_seats += block_seats;
-        }
-        void *arrays[] = {&x->seats};
-        const size_t sizes[] = {sizeof *x->seats};
-        if (datum_reserve_all(ctx, &x->seats_cap, pass_seats + 1, 1, arrays, sizes) != DATUM_OK)
-            return DATUM_E_NOMEM;
+    passes = (all + SEATS_PER_PASS - 1) / SEATS_PER_PASS;
+    passes = passes < 1 ? 1 : passes > SEAT_PASSES ? SEAT_PASSES : passes;
+    for (uint32_t b0 = 0, k = 0; b0 < a->n_blocks; k++) { /* the largest pass, allocated once */
+        b0 = pass_end(x, a->n_blocks, b0, all, passes, k, &before, &pass_seats);
+        most = pass_seats > most ? pass_seats : most;
+    }
+    if (!(x->seats = datum_malloc(ctx, most + 1, sizeof *x->seats))) return DATUM_E_NOMEM;
+    before = 0;
+    for (uint32_t b0 = 0, b1, k = 0; b0 < a->n_blocks; b0 = b1, k++) {
+        b1 = pass_end(x, a->n_blocks, b0, all, passes, k, &before, &pass_seats);
         uint32_t j1 = b1 * RATE_BLOCK_COLS < n ? b1 * RATE_BLOCK_COLS : n;
         place_seats(p, x, b0 * RATE_BLOCK_COLS, j1);
-        int failed = 0, beside = job && b0 == 0;
-#pragma omp parallel num_threads(threads) reduction(| : failed)
-        {
-            if (beside) {
-#pragma omp single nowait
-                *job_rc = job->run(ctx, job->arg);
-            }
-#pragma omp for schedule(dynamic, 1) nowait
-            for (uint32_t b = b0; b < b1; b++) {
-                accumulator *w = &work[omp_get_thread_num()];
-                if (assemble_block(ctx, p, info, x, b, w, &a->blocks[b]))
-                    failed = 1;
+        int failed = 0;
+#pragma omp taskloop grainsize(1) shared(failed)
+        for (uint32_t b = b0; b < b1; b++) {
+            accumulator *w = &work[omp_get_thread_num()]; /* tasks are tied to their thread */
+            if (assemble_block(ctx, info, members, x, b, w, &a->blocks[b])) {
+#pragma omp atomic write
+                failed = 1;
             }
         }
         if (failed) return DATUM_E_NOMEM; /* recorded by the allocator */
@@ -358,6 +405,23 @@ static int matrix_finish(datum_ctx *ctx, rate_matrix *a)
     return a->partial ? DATUM_OK : DATUM_E_NOMEM;
 }
 
+/* The assembly's steps in order, by the thread of a single construct;
+ * their loops are tasks that the team's other threads take when free.
+ * DATUM_OK or DATUM_E_NOMEM. */
+static int assemble_steps(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
+                          layout_info *info, member **members, seats *x, accumulator *work)
+{
+    int rc = layout_infos(ctx, p, info, members);
+    if (rc == DATUM_OK) rc = count_seats(ctx, p, x);
+    for (uint32_t t = 0; t < x->threads && rc == DATUM_OK; t++) {
+        work[t].acc = datum_calloc(ctx, a->n + SINK_ROWS, sizeof *work[t].acc); /* marks 0: no column */
+        work[t].touched = datum_malloc(ctx, a->n + SINK_ROWS, sizeof *work[t].touched);
+        if (!work[t].acc || !work[t].touched) rc = DATUM_E_NOMEM;
+    }
+    if (rc == DATUM_OK && a->n_blocks > 0) rc = assemble_passes(ctx, p, info, *members, x, work, a);
+    return rc;
+}
+
 int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a,
                                 const rate_side_job *job)
 {
@@ -365,22 +429,24 @@ int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rat
     memset(a, 0, sizeof *a);
     a->n = n;
     a->n_blocks = (n + RATE_BLOCK_COLS - 1) / RATE_BLOCK_COLS;
-    int threads = datum_ctx_threads(ctx), job_rc = DATUM_OK, job_ran = 0;
-    a->blocks = datum_calloc(ctx, a->n_blocks, sizeof *a->blocks);
+    int threads = datum_ctx_threads(ctx), job_rc = DATUM_OK;
+    a->blocks = datum_calloc(ctx, a->n_blocks ? a->n_blocks : 1, sizeof *a->blocks);
     accumulator *work = datum_calloc(ctx, (size_t)threads, sizeof *work);
     layout_info *info = datum_malloc(ctx, p->n_layouts + 1, sizeof *info);
+    member *members = NULL;
     seats x = {.n = n, .threads = (uint32_t)threads};
     int rc = a->blocks && work && info ? DATUM_OK : DATUM_E_NOMEM;
-    if (rc == DATUM_OK) rc = layout_infos(ctx, p, info);
-    if (rc == DATUM_OK) rc = count_seats(ctx, p, &x);
-    for (int t = 0; t < threads && rc == DATUM_OK; t++) {
-        work[t].acc = datum_calloc(ctx, n + SINKS, sizeof *work[t].acc); /* marks 0: no column */
-        work[t].touched = datum_malloc(ctx, n + SINKS, sizeof *work[t].touched);
-        if (!work[t].acc || !work[t].touched) rc = DATUM_E_NOMEM;
-    }
-    if (rc == DATUM_OK && a->n_blocks > 0) {
-        rc = assemble_passes(ctx, p, info, &x, work, a, job, &job_rc);
-        job_ran = 1;
+    /* The job is a task of its own from the start: a thread takes it while
+     * another begins the assembly, whose tasks the job's thread joins once
+     * done (the serial steps of each overlap with the other). */
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+    {
+        if (job) {
+#pragma omp task shared(job_rc)
+            job_rc = job->run(ctx, job->arg);
+        }
+        if (rc == DATUM_OK) rc = assemble_steps(ctx, p, a, info, &members, &x, work);
     }
     if (rc == DATUM_OK && job_rc != DATUM_OK) rc = job_rc;
     for (int t = 0; work && t < threads; t++) {
@@ -389,14 +455,11 @@ int rate_matrix_assemble_beside(datum_ctx *ctx, const datum_rate_problem *p, rat
     }
     datum_free(work);
     datum_free(info);
+    datum_free(members);
     seats_free(&x);
     if (rc == DATUM_OK) rc = matrix_finish(ctx, a);
-    if (rc != DATUM_OK) {
-        rate_matrix_free(a);
-        return rc;
-    }
-    if (job && !job_ran) job_rc = job->run(ctx, job->arg); /* no column */
-    return job_rc;
+    if (rc != DATUM_OK) rate_matrix_free(a);
+    return rc;
 }
 
 int rate_matrix_assemble(datum_ctx *ctx, const datum_rate_problem *p, rate_matrix *a)

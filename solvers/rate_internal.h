@@ -226,10 +226,10 @@ typedef struct {
 } rate_side_job;
 
 /* rate_matrix_assemble, with job run once by one of the threads while the
- * others assemble the first columns (a serial job then costs no wall time
- * of its own on several threads; its own parallel loops run on its thread
- * only, OpenMP's nested regions being inactive unless the environment
- * enables them, and give the same results either way). Returns the
+ * others assemble, from the assembly's first step (a serial job then costs
+ * no wall time of its own on several threads; its own parallel loops run on
+ * its thread only, OpenMP's nested regions being inactive unless the
+ * environment enables them, and give the same results either way). Returns the
  * assembly's failure, the job then run or not (what it built is the
  * caller's to free either way), else the job's code; a is freed on any
  * failure. */
