@@ -251,13 +251,34 @@ static const extra kNoExtra = {NO_TEAM, NO_TEAM, NO_TEAM, NO_DEAL, NAN, NAN, NAN
 #define ROW_BYTES (sizeof(row) + 2 * (sizeof(uint64_t) + sizeof(uint32_t)))
 #define ROW_BYTES_EXTRA (ROW_BYTES + sizeof(extra))
 
-/* A sorted run in the scratch file: n records from byte offset, each a row
- * followed, if has_extras, by its extra; its names are the ids of worker
- * `worker`'s dictionaries. */
+/* A spilled row's fields, packed: each in the fewest bits that the values
+ * of its worker's rows so far need (the names' ids below their
+ * dictionary's size, the score and the date above the worker's least, the
+ * line, file and codes below the next power of two of all of them), none
+ * across a 64-bit word. A run's records keep one size, so the merge still
+ * reads any row of it at once; on an export of a decade a row spills in 16
+ * bytes instead of 48 (the kernel's copies of the scratch file a third). */
+enum {
+    P_EVENT, P_SECTION, P_NS_PAIR, P_EW_PAIR, P_BOARD, P_TABLE, P_SCORE, P_DATE, P_LINE, P_FILE,
+    P_ADJUSTED, P_METHOD, N_PACKED
+};
+enum { PACKED_WORDS_MAX = 6 }; /* 32 * 8 + 64 + 32 + 8 + 8 bits at most */
+
+typedef struct {
+    uint8_t word[N_PACKED], shift[N_PACKED];
+    uint64_t mask[N_PACKED];
+    int32_t score_base, date_base;
+    size_t words;
+} packing;
+
+/* A sorted run in the scratch file: n records of `record` bytes from byte
+ * offset, each a row packed by `pack` followed, if has_extras, by its
+ * extra; its names are the ids of worker `worker`'s dictionaries. */
 typedef struct {
     uint64_t offset, n;
     int has_extras;
-    size_t worker;
+    size_t worker, record;
+    packing pack;
 } run_info;
 
 typedef struct importer importer;
@@ -271,6 +292,9 @@ typedef struct {
     int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
     uint64_t n_sitouts, n_rows;
     int32_t max_board, max_table, min_score, max_score, min_date, max_date;
+    uint64_t line_bits; /* the OR of the rows' lines, files and codes: their widths (packing) */
+    uint32_t file_bits;
+    uint8_t adjusted_bits, method_bits;
     /* The run being read: rows[0..n), and extras[0..n) once a row has one.
      * run_cap, run_cap_extra: the rows its share of the budget holds,
      * without and with extras (run_cap 0: reading again for an error). */
@@ -321,6 +345,10 @@ static void note_ranges(worker *im, const row *r)
     if (r->ns_score > im->max_score) im->max_score = r->ns_score;
     if (r->date < im->min_date) im->min_date = r->date;
     if (r->date > im->max_date) im->max_date = r->date;
+    im->line_bits |= r->line;
+    im->file_bits |= r->file;
+    im->adjusted_bits |= r->adjusted;
+    im->method_bits |= r->method;
 }
 
 /* The id of a name that is usually the previous row's (events and sections
@@ -692,14 +720,82 @@ static int scratch_write(importer *im, uint64_t at, const void *buf, size_t len)
     return DATUM_OK;
 }
 
-/* Sorts the worker's run and writes it to the scratch file as a new run;
- * the run is empty after. */
+/* The packing of the worker's rows so far (its ranges cover every row of
+ * its run). */
+static packing packing_of(const worker *w)
+{
+    const dict *d = w->dict;
+    uint64_t top[N_PACKED] = {
+        [P_EVENT] = d[IO_D_EVENTS].n ? d[IO_D_EVENTS].n - 1 : 0,
+        [P_SECTION] = d[IO_D_SECTIONS].n ? d[IO_D_SECTIONS].n - 1 : 0,
+        [P_NS_PAIR] = d[IO_D_PAIRS].n ? d[IO_D_PAIRS].n - 1 : 0,
+        [P_EW_PAIR] = d[IO_D_PAIRS].n ? d[IO_D_PAIRS].n - 1 : 0,
+        [P_BOARD] = (uint32_t)w->max_board,
+        [P_TABLE] = (uint32_t)w->max_table,
+        [P_SCORE] = (uint64_t)((int64_t)w->max_score - w->min_score),
+        [P_DATE] = (uint64_t)((int64_t)w->max_date - w->min_date),
+        [P_LINE] = w->line_bits,
+        [P_FILE] = w->file_bits,
+        [P_ADJUSTED] = w->adjusted_bits,
+        [P_METHOD] = w->method_bits};
+    packing p = {.score_base = w->min_score, .date_base = w->min_date};
+    int used = 0, word = 0;
+    for (int f = 0; f < N_PACKED; f++) {
+        int bits = bits_for(top[f]);
+        if (bits == 0) continue; /* always 0: word 0, shift 0, mask 0 */
+        if (used + bits > 64) word++, used = 0;
+        p.word[f] = (uint8_t)word;
+        p.shift[f] = (uint8_t)used;
+        p.mask[f] = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+        used += bits;
+    }
+    p.words = (size_t)word + 1;
+    return p;
+}
+
+/* Row r packed into to[0 .. 8 p->words). */
+static void pack_row(const packing *p, const row *r, unsigned char *to)
+{
+    uint64_t v[N_PACKED] = {r->event, r->section, r->ns_pair, r->ew_pair,
+                            (uint32_t)r->board, (uint32_t)r->table,
+                            (uint64_t)((int64_t)r->ns_score - p->score_base),
+                            (uint64_t)((int64_t)r->date - p->date_base),
+                            r->line, r->file, r->adjusted, r->method};
+    uint64_t word[PACKED_WORDS_MAX] = {0};
+    for (int f = 0; f < N_PACKED; f++) word[p->word[f]] |= v[f] << p->shift[f];
+    memcpy(to, word, p->words * sizeof *word);
+}
+
+/* The row packed at from (pack_row). */
+static void unpack_row(const packing *p, const unsigned char *from, row *r)
+{
+    uint64_t word[PACKED_WORDS_MAX], v[N_PACKED];
+    memcpy(word, from, p->words * sizeof *word);
+    for (int f = 0; f < N_PACKED; f++) v[f] = word[p->word[f]] >> p->shift[f] & p->mask[f];
+    r->event = (uint32_t)v[P_EVENT];
+    r->section = (uint32_t)v[P_SECTION];
+    r->ns_pair = (uint32_t)v[P_NS_PAIR];
+    r->ew_pair = (uint32_t)v[P_EW_PAIR];
+    r->board = (int32_t)v[P_BOARD];
+    r->table = (int32_t)v[P_TABLE];
+    r->ns_score = (int32_t)((int64_t)v[P_SCORE] + p->score_base);
+    r->date = (int32_t)((int64_t)v[P_DATE] + p->date_base);
+    r->line = v[P_LINE];
+    r->file = (uint32_t)v[P_FILE];
+    r->adjusted = (uint8_t)v[P_ADJUSTED];
+    r->method = (uint8_t)v[P_METHOD];
+}
+
+/* Sorts the worker's run and writes it to the scratch file as a new run,
+ * its rows packed; the run is empty after. */
 static int spill_run(worker *w)
 {
     enum { SPILL_BUFFER = 1 << 20 };
     importer *im = w->im;
     int has_extras = w->extras != NULL;
-    size_t record = sizeof(row) + (has_extras ? sizeof(extra) : 0);
+    packing pack = packing_of(w);
+    size_t packed = pack.words * sizeof(uint64_t),
+           record = packed + (has_extras ? sizeof(extra) : 0);
     uint64_t at = 0;
     int rc = sort_run(w);
 #pragma omp critical(import_scratch)
@@ -710,16 +806,13 @@ static int spill_run(worker *w)
         if (rc == DATUM_OK) {
             at = im->scratch_len;
             im->scratch_len += (uint64_t)w->n * record;
-            im->runs[im->n_runs++] = (run_info){at, w->n, has_extras, (size_t)(w - im->workers)};
+            im->runs[im->n_runs++] =
+                (run_info){at, w->n, has_extras, (size_t)(w - im->workers), record, pack};
         }
-    }
-    if (rc == DATUM_OK && !has_extras && !w->out_of_order) { /* in order: the rows as they are */
-        rc = scratch_write(im, at, w->rows, w->n * sizeof(row));
-        w->n = 0;
-        return rc;
     }
     unsigned char *buf = rc == DATUM_OK ? datum_malloc(im->ctx, SPILL_BUFFER, 1) : NULL;
     if (rc == DATUM_OK && !buf) rc = DATUM_E_NOMEM;
+    const uint32_t *order = w->out_of_order ? w->order : NULL; /* in order: the rows as they lie */
     size_t fill = 0;
     for (size_t i = 0; rc == DATUM_OK && i < w->n; i++) {
         if (fill + record > SPILL_BUFFER) {
@@ -727,8 +820,9 @@ static int spill_run(worker *w)
             at += fill;
             fill = 0;
         }
-        memcpy(buf + fill, &w->rows[w->order[i]], sizeof(row));
-        if (has_extras) memcpy(buf + fill + sizeof(row), &w->extras[w->order[i]], sizeof(extra));
+        size_t k = order ? order[i] : i;
+        pack_row(&pack, &w->rows[k], buf + fill);
+        if (has_extras) memcpy(buf + fill + packed, &w->extras[k], sizeof(extra));
         fill += record;
     }
     if (rc == DATUM_OK) rc = scratch_write(im, at, buf, fill);
@@ -802,15 +896,15 @@ static void source_ranked(const source *s, uint64_t i, const unsigned char *p, r
     }
     row r;
     extra x;
-    memcpy(&r, p, sizeof(row));
-    if (s->run.has_extras) memcpy(&x, p + sizeof(row), sizeof(extra));
+    unpack_row(&s->run.pack, p, &r);
+    if (s->run.has_extras) memcpy(&x, p + s->run.pack.words * sizeof(uint64_t), sizeof(extra));
     ranked(s->w, &r, s->run.has_extras ? &x : NULL, to, to_x);
 }
 
 /* Row i of the source, ranked, read alone (for the segments' bounds). */
 static int source_row(const importer *im, const source *s, uint64_t i, row *to)
 {
-    unsigned char p[sizeof(row) + sizeof(extra)];
+    unsigned char p[PACKED_WORDS_MAX * sizeof(uint64_t) + sizeof(extra)];
     extra x;
     int rc = s->order ? DATUM_OK : source_read(im, s, i, i + 1, p);
     if (rc == DATUM_OK) source_ranked(s, i, p, to, &x);
@@ -1321,12 +1415,14 @@ static int merge_segment(merger *m, const segments *sg, size_t k, slot *t)
     }
     m->field_n = 0;
     t->n_fields = t->n_rows = 0;
-    if (rows > t->cap) { /* the slot grows to the segment's rows (at least a batch's) */
+    if (rows > t->cap) {
+        /* The slot grows to the segment's rows and an eighth more (segments
+         * vary a little in size; a small import's slots stay small). */
+        size_t cap = rows + rows / 8;
         batch_free(&t->b);
         t->cap = 0;
-        if (batch_alloc(im, &t->b, rows < SEGMENT_ROWS ? SEGMENT_ROWS : rows) != DATUM_OK)
-            return DATUM_E_NOMEM;
-        t->cap = rows < SEGMENT_ROWS ? SEGMENT_ROWS : rows;
+        if (batch_alloc(im, &t->b, cap) != DATUM_OK) return DATUM_E_NOMEM;
+        t->cap = cap;
     }
     if ((!m->pair_seen &&
          !(m->pair_seen = datum_calloc(ctx, im->dict[IO_D_PAIRS].n + 1, sizeof *m->pair_seen))) ||
@@ -1598,8 +1694,7 @@ static int open_sources(importer *im, source **out, size_t *n_out)
             s[i] = (source){.w = w, .order = w->order, .n = w->n};
         } else {
             const run_info *r = &im->runs[i];
-            s[i] = (source){.w = &im->workers[r->worker], .run = *r, .n = r->n,
-                            .record = sizeof(row) + (r->has_extras ? sizeof(extra) : 0)};
+            s[i] = (source){.w = &im->workers[r->worker], .run = *r, .n = r->n, .record = r->record};
         }
     }
     return DATUM_OK;
