@@ -164,46 +164,6 @@ static byte_masks masks16(const unsigned char *q)
 }
 #endif
 
-#if defined(__SSE2__)
-uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote)
-{
-    const __m128i lf = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"');
-    __m128i quotes = _mm_setzero_si128();
-    uint64_t count = 0;
-    size_t i = 0;
-    while (n - i >= 16) {
-        /* Each lane counts its line feeds in a byte (a match is -1,
-         * subtracted), summed before it can wrap: 255 blocks at most. */
-        size_t blocks = (n - i) / 16 < 255 ? (n - i) / 16 : 255;
-        __m128i counts = _mm_setzero_si128();
-        for (size_t b = 0; b < blocks; b++, i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, lf));
-            quotes = _mm_or_si128(quotes, _mm_cmpeq_epi8(v, quote));
-        }
-        uint64_t sums[2];
-        _mm_storeu_si128((__m128i *)(void *)sums, _mm_sad_epu8(counts, _mm_setzero_si128()));
-        count += sums[0] + sums[1];
-    }
-    if (_mm_movemask_epi8(quotes)) *has_quote = 1;
-    for (; i < n; i++) {
-        count += p[i] == '\n';
-        if (p[i] == '"') *has_quote = 1;
-    }
-    return count;
-}
-#else
-uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote)
-{
-    uint64_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        count += p[i] == '\n';
-        if (p[i] == '"') *has_quote = 1;
-    }
-    return count;
-}
-#endif
-
 /* The number of the lowest set bit of m (not 0). */
 static unsigned lowest_bit(unsigned m)
 {
@@ -766,6 +726,12 @@ int io_results_range(io_results_reader *r, uint64_t begin, uint64_t end, uint64_
     c->in_pos = c->in_len = 0;
     c->line = line;
     return DATUM_OK;
+}
+
+void io_results_position(const io_results_reader *r, uint64_t *offset, uint64_t *line)
+{
+    *offset = r->csv->in_offset + r->csv->in_pos;
+    *line = r->csv->line;
 }
 
 const uint64_t *io_results_sitouts(const io_results_reader *r) { return &r->n_sitouts; }
