@@ -42,11 +42,33 @@ typedef enum {
 /* ------------------------------------------------------------------------ */
 /* Integers                                                                 */
 
+/* datum_parse_int's general path (a '+', blanks, 19 digits or more, every
+ * error), for the texts its inline common case leaves. */
+int datum_parse_int_general(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out);
+
 /* A decimal integer: an optional sign (+ or -) then one or more ASCII digits
  * (leading zeros allowed), nothing else. *out receives it if lo <= v <= hi.
  * Returns a datum_parse_status; DATUM_PARSE_RANGE also for any value outside
- * the int64 range (e.g. 9223372036854775808), never a wrapped value. */
-int datum_parse_int(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out);
+ * the int64 range (e.g. 9223372036854775808), never a wrapped value.
+ * Inline: the common case ('-' or nothing, then at most 18 digits: no
+ * overflow possible) in one pass where it is called (the CSV import's
+ * boards, tables and scores, three a row), anything else by
+ * datum_parse_int_general. */
+static inline int datum_parse_int(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
+{
+    size_t sign = len > 0 && s[0] == '-', i = sign;
+    if (len > sign && len - sign <= 18) {
+        int64_t v = 0;
+        for (; i < len && (unsigned char)(s[i] - '0') < 10; i++) v = v * 10 + (s[i] - '0');
+        if (i == len) {
+            v = sign ? -v : v;
+            if (v < lo || v > hi) return DATUM_PARSE_RANGE;
+            *out = v;
+            return DATUM_PARSE_OK;
+        }
+    }
+    return datum_parse_int_general(s, len, lo, hi, out);
+}
 
 /* The same for an unsigned value 0..hi (up to UINT64_MAX): an optional '+',
  * then digits; a '-' is DATUM_PARSE_SYNTAX ("-0" too). */

@@ -47,21 +47,8 @@ static int parse_magnitude(const char *s, size_t len, int *negative, uint64_t *m
     return DATUM_PARSE_OK;
 }
 
-int datum_parse_int(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
+int datum_parse_int_general(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
 {
-    /* The common case first, in one pass: '-' or nothing, then at most 18
-     * digits (no overflow possible); anything else takes the general path. */
-    size_t sign = len > 0 && s[0] == '-', i = sign;
-    if (len > sign && len - sign <= 18) {
-        int64_t v = 0;
-        for (; i < len && is_digit(s[i]); i++) v = v * 10 + (s[i] - '0');
-        if (i == len) {
-            v = sign ? -v : v;
-            if (v < lo || v > hi) return DATUM_PARSE_RANGE;
-            *out = v;
-            return DATUM_PARSE_OK;
-        }
-    }
     int negative;
     uint64_t m;
     int rc = parse_magnitude(s, len, &negative, &m);

@@ -220,6 +220,18 @@ static void dict_free(dict *d)
 /* ------------------------------------------------------------------------ */
 /* Rows                                                                     */
 
+/* A part of the input: a file, or bytes begin..end-1 of a large CSV file,
+ * which several threads read at once. Its first line is `line`: 1 while it
+ * is read (its rows' lines are counted from there), then, for the parts of
+ * a large file, the line in the file (read_parts, from where the part
+ * before it ended). */
+typedef struct {
+    uint32_t file;
+    int format;
+    uint64_t begin, end, line; /* end 0: the whole file */
+    uint64_t end_offset, end_line; /* once read: where its reader stood (io_results_position) */
+} input_part;
+
 #define NO_TEAM UINT32_MAX /* ns_team, ew_team and match of a result outside a teams match */
 #define NO_DEAL UINT32_MAX /* a row whose deal is not known */
 
@@ -228,8 +240,8 @@ static void dict_free(dict *d)
 typedef struct {
     uint32_t event, section, ns_pair, ew_pair; /* dictionary ids, then ranks */
     int32_t board, table, ns_score, date;
-    uint64_t line;
-    uint32_t file; /* index into the input paths */
+    uint64_t line; /* counted from its part's first line (row_line) */
+    uint32_t part; /* index into the importer's parts: its file */
     uint8_t adjusted;
     uint8_t method; /* the published figures' datum_published_method */
 } row;
@@ -251,13 +263,34 @@ static const extra kNoExtra = {NO_TEAM, NO_TEAM, NO_TEAM, NO_DEAL, NAN, NAN, NAN
 #define ROW_BYTES (sizeof(row) + 2 * (sizeof(uint64_t) + sizeof(uint32_t)))
 #define ROW_BYTES_EXTRA (ROW_BYTES + sizeof(extra))
 
-/* A sorted run in the scratch file: n records from byte offset, each a row
- * followed, if has_extras, by its extra; its names are the ids of worker
- * `worker`'s dictionaries. */
+/* A spilled row's fields, packed: each in the fewest bits that the values
+ * of its worker's rows so far need (the names' ids below their
+ * dictionary's size, the score and the date above the worker's least, the
+ * line, part and codes below the next power of two of all of them), none
+ * across a 64-bit word. A run's records keep one size, so the merge still
+ * reads any row of it at once; on an export of a decade a row spills in 16
+ * bytes instead of 48 (the kernel's copies of the scratch file a third). */
+enum {
+    P_EVENT, P_SECTION, P_NS_PAIR, P_EW_PAIR, P_BOARD, P_TABLE, P_SCORE, P_DATE, P_LINE, P_PART,
+    P_ADJUSTED, P_METHOD, N_PACKED
+};
+enum { PACKED_WORDS_MAX = 6 }; /* 32 * 8 + 64 + 32 + 8 + 8 bits at most */
+
+typedef struct {
+    uint8_t word[N_PACKED], shift[N_PACKED];
+    uint64_t mask[N_PACKED];
+    int32_t score_base, date_base;
+    size_t words;
+} packing;
+
+/* A sorted run in the scratch file: n records of `record` bytes from byte
+ * offset, each a row packed by `pack` followed, if has_extras, by its
+ * extra; its names are the ids of worker `worker`'s dictionaries. */
 typedef struct {
     uint64_t offset, n;
     int has_extras;
-    size_t worker;
+    size_t worker, record;
+    packing pack;
 } run_info;
 
 typedef struct importer importer;
@@ -271,6 +304,9 @@ typedef struct {
     int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
     uint64_t n_sitouts, n_rows;
     int32_t max_board, max_table, min_score, max_score, min_date, max_date;
+    uint64_t line_bits; /* the OR of the rows' lines, parts and codes: their widths (packing) */
+    uint32_t part_bits;
+    uint8_t adjusted_bits, method_bits;
     /* The run being read: rows[0..n), and extras[0..n) once a row has one.
      * run_cap, run_cap_extra: the rows its share of the budget holds,
      * without and with extras (run_cap 0: reading again for an error). */
@@ -305,6 +341,8 @@ struct importer {
     run_info *runs;
     size_t n_runs, runs_cap;
     size_t memory; /* the budget, bytes */
+    input_part *parts; /* the input's parts, in input order: a row's place is (part, line) */
+    size_t n_parts;
 };
 
 static void note_ranges(worker *im, const row *r)
@@ -321,6 +359,10 @@ static void note_ranges(worker *im, const row *r)
     if (r->ns_score > im->max_score) im->max_score = r->ns_score;
     if (r->date < im->min_date) im->min_date = r->date;
     if (r->date > im->max_date) im->max_date = r->date;
+    im->line_bits |= r->line;
+    im->part_bits |= r->part;
+    im->adjusted_bits |= r->adjusted;
+    im->method_bits |= r->method;
 }
 
 /* The id of a name that is usually the previous row's (events and sections
@@ -383,7 +425,7 @@ static int reserve_row(worker *w, size_t cap)
 
 /* Adds a row read from src to the run, spilling the run first when it is
  * full. */
-static int add_row(worker *im, const io_row_source *src, uint32_t file, const io_result_row *in)
+static int add_row(worker *im, const io_row_source *src, uint32_t part, const io_result_row *in)
 {
     datum_ctx *ctx = im->im->ctx;
     dict *d = im->dict;
@@ -425,7 +467,7 @@ static int add_row(worker *im, const io_row_source *src, uint32_t file, const io
     r->ns_score = in->ns_score;
     r->date = in->date;
     r->adjusted = in->adjusted;
-    r->file = file;
+    r->part = part;
     r->line = in->line;
     r->method = src->has_published ? in->published_method : DATUM_PUBLISHED_NONE;
     if (im->extras) {
@@ -448,19 +490,13 @@ static int add_row(worker *im, const io_row_source *src, uint32_t file, const io
     return DATUM_OK;
 }
 
-/* A part of the input: a file, or bytes begin..end-1 of a large CSV file
- * (starting at line `line`), which several threads read at once. */
-typedef struct {
-    uint32_t file;
-    int format;
-    uint64_t begin, end, line; /* end 0: the whole file */
-} input_part;
 
-
-/* Reads a part of the input into the worker's runs. */
-static int read_part(worker *w, const input_part *part, void *pbn)
+/* Reads part k of the input into the worker's runs; a part of a large
+ * file notes where its reader ended. */
+static int read_part(worker *w, size_t k, void *pbn)
 {
     datum_ctx *ctx = w->im->ctx;
+    input_part *part = &w->im->parts[k];
     io_row_source src = {0};
     io_result_row in;
     int rc = io_format_source(part->format)(ctx, w->im->paths[part->file],
@@ -471,8 +507,9 @@ static int read_part(worker *w, const input_part *part, void *pbn)
     if (rc == DATUM_OK && src.has_published) w->has_published = 1;
     if (rc == DATUM_OK && src.has_published_percent) w->has_published_percent = 1;
     if (rc == DATUM_OK && src.has_deals) w->has_deals = 1;
-    while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) rc = add_row(w, &src, part->file, &in);
+    while (rc == DATUM_OK && (rc = src.next(src.self, &in)) == 1) rc = add_row(w, &src, (uint32_t)k, &in);
     if (rc == DATUM_OK && src.n_sitouts) w->n_sitouts += *src.n_sitouts;
+    if (rc == DATUM_OK && part->end) io_results_position(src.self, &part->end_offset, &part->end_line);
     if (src.close) src.close(src.self);
     return rc;
 }
@@ -509,7 +546,7 @@ static int same_field(const row *a, const row *b)
 /* Order of the rows in the input. */
 static int compare_place(const row *a, const row *b)
 {
-    int c = CMP(a->file, b->file);
+    int c = CMP(a->part, b->part);
     return c ? c : CMP(a->line, b->line);
 }
 
@@ -692,14 +729,106 @@ static int scratch_write(importer *im, uint64_t at, const void *buf, size_t len)
     return DATUM_OK;
 }
 
-/* Sorts the worker's run and writes it to the scratch file as a new run;
- * the run is empty after. */
+/* The packing of the worker's rows so far (its ranges cover every row of
+ * its run). */
+static packing packing_of(const worker *w)
+{
+    const dict *d = w->dict;
+    uint64_t top[N_PACKED] = {
+        [P_EVENT] = d[IO_D_EVENTS].n ? d[IO_D_EVENTS].n - 1 : 0,
+        [P_SECTION] = d[IO_D_SECTIONS].n ? d[IO_D_SECTIONS].n - 1 : 0,
+        [P_NS_PAIR] = d[IO_D_PAIRS].n ? d[IO_D_PAIRS].n - 1 : 0,
+        [P_EW_PAIR] = d[IO_D_PAIRS].n ? d[IO_D_PAIRS].n - 1 : 0,
+        [P_BOARD] = (uint32_t)w->max_board,
+        [P_TABLE] = (uint32_t)w->max_table,
+        [P_SCORE] = (uint64_t)((int64_t)w->max_score - w->min_score),
+        [P_DATE] = (uint64_t)((int64_t)w->max_date - w->min_date),
+        [P_LINE] = w->line_bits,
+        [P_PART] = w->part_bits,
+        [P_ADJUSTED] = w->adjusted_bits,
+        [P_METHOD] = w->method_bits};
+    packing p = {.score_base = w->min_score, .date_base = w->min_date};
+    int used = 0, word = 0;
+    for (int f = 0; f < N_PACKED; f++) {
+        int bits = bits_for(top[f]);
+        if (bits == 0) continue; /* always 0: word 0, shift 0, mask 0 */
+        if (used + bits > 64) word++, used = 0;
+        p.word[f] = (uint8_t)word;
+        p.shift[f] = (uint8_t)used;
+        p.mask[f] = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+        used += bits;
+    }
+    p.words = (size_t)word + 1;
+    return p;
+}
+
+/* Copies n words (1 to PACKED_WORDS_MAX) from `from` to `to`: moves of a
+ * known size, not a call of memcpy (a row at a time). */
+static void copy_words(void *to, const void *from, size_t n)
+{
+    switch (n) {
+    case 1: memcpy(to, from, 8); break;
+    case 2: memcpy(to, from, 16); break;
+    case 3: memcpy(to, from, 24); break;
+    case 4: memcpy(to, from, 32); break;
+    case 5: memcpy(to, from, 40); break;
+    default: memcpy(to, from, 48); break;
+    }
+}
+
+/* Row r packed into to[0 .. 8 p->words) (the fields one by one: a loop
+ * over a table of them costs half as much again). */
+static void pack_row(const packing *p, const row *r, unsigned char *to)
+{
+    uint64_t word[PACKED_WORDS_MAX] = {0};
+#define PUT(f, value) (word[p->word[f]] |= (uint64_t)(value) << p->shift[f])
+    PUT(P_EVENT, r->event);
+    PUT(P_SECTION, r->section);
+    PUT(P_NS_PAIR, r->ns_pair);
+    PUT(P_EW_PAIR, r->ew_pair);
+    PUT(P_BOARD, (uint32_t)r->board);
+    PUT(P_TABLE, (uint32_t)r->table);
+    PUT(P_SCORE, (int64_t)r->ns_score - p->score_base);
+    PUT(P_DATE, (int64_t)r->date - p->date_base);
+    PUT(P_LINE, r->line);
+    PUT(P_PART, r->part);
+    PUT(P_ADJUSTED, r->adjusted);
+    PUT(P_METHOD, r->method);
+#undef PUT
+    copy_words(to, word, p->words);
+}
+
+/* The row packed at from (pack_row). */
+static void unpack_row(const packing *p, const unsigned char *from, row *r)
+{
+    uint64_t word[PACKED_WORDS_MAX] = {0};
+    copy_words(word, from, p->words);
+#define GET(f) (word[p->word[f]] >> p->shift[f] & p->mask[f])
+    r->event = (uint32_t)GET(P_EVENT);
+    r->section = (uint32_t)GET(P_SECTION);
+    r->ns_pair = (uint32_t)GET(P_NS_PAIR);
+    r->ew_pair = (uint32_t)GET(P_EW_PAIR);
+    r->board = (int32_t)GET(P_BOARD);
+    r->table = (int32_t)GET(P_TABLE);
+    r->ns_score = (int32_t)((int64_t)GET(P_SCORE) + p->score_base);
+    r->date = (int32_t)((int64_t)GET(P_DATE) + p->date_base);
+    r->line = GET(P_LINE);
+    r->part = (uint32_t)GET(P_PART);
+    r->adjusted = (uint8_t)GET(P_ADJUSTED);
+    r->method = (uint8_t)GET(P_METHOD);
+#undef GET
+}
+
+/* Sorts the worker's run and writes it to the scratch file as a new run,
+ * its rows packed; the run is empty after. */
 static int spill_run(worker *w)
 {
     enum { SPILL_BUFFER = 1 << 20 };
     importer *im = w->im;
     int has_extras = w->extras != NULL;
-    size_t record = sizeof(row) + (has_extras ? sizeof(extra) : 0);
+    packing pack = packing_of(w);
+    size_t packed = pack.words * sizeof(uint64_t),
+           record = packed + (has_extras ? sizeof(extra) : 0);
     uint64_t at = 0;
     int rc = sort_run(w);
 #pragma omp critical(import_scratch)
@@ -710,16 +839,13 @@ static int spill_run(worker *w)
         if (rc == DATUM_OK) {
             at = im->scratch_len;
             im->scratch_len += (uint64_t)w->n * record;
-            im->runs[im->n_runs++] = (run_info){at, w->n, has_extras, (size_t)(w - im->workers)};
+            im->runs[im->n_runs++] =
+                (run_info){at, w->n, has_extras, (size_t)(w - im->workers), record, pack};
         }
-    }
-    if (rc == DATUM_OK && !has_extras && !w->out_of_order) { /* in order: the rows as they are */
-        rc = scratch_write(im, at, w->rows, w->n * sizeof(row));
-        w->n = 0;
-        return rc;
     }
     unsigned char *buf = rc == DATUM_OK ? datum_malloc(im->ctx, SPILL_BUFFER, 1) : NULL;
     if (rc == DATUM_OK && !buf) rc = DATUM_E_NOMEM;
+    const uint32_t *order = w->out_of_order ? w->order : NULL; /* in order: the rows as they lie */
     size_t fill = 0;
     for (size_t i = 0; rc == DATUM_OK && i < w->n; i++) {
         if (fill + record > SPILL_BUFFER) {
@@ -727,8 +853,9 @@ static int spill_run(worker *w)
             at += fill;
             fill = 0;
         }
-        memcpy(buf + fill, &w->rows[w->order[i]], sizeof(row));
-        if (has_extras) memcpy(buf + fill + sizeof(row), &w->extras[w->order[i]], sizeof(extra));
+        size_t k = order ? order[i] : i;
+        pack_row(&pack, &w->rows[k], buf + fill);
+        if (has_extras) memcpy(buf + fill + packed, &w->extras[k], sizeof(extra));
         fill += record;
     }
     if (rc == DATUM_OK) rc = scratch_write(im, at, buf, fill);
@@ -802,15 +929,15 @@ static void source_ranked(const source *s, uint64_t i, const unsigned char *p, r
     }
     row r;
     extra x;
-    memcpy(&r, p, sizeof(row));
-    if (s->run.has_extras) memcpy(&x, p + sizeof(row), sizeof(extra));
+    unpack_row(&s->run.pack, p, &r);
+    if (s->run.has_extras) memcpy(&x, p + s->run.pack.words * sizeof(uint64_t), sizeof(extra));
     ranked(s->w, &r, s->run.has_extras ? &x : NULL, to, to_x);
 }
 
 /* Row i of the source, ranked, read alone (for the segments' bounds). */
 static int source_row(const importer *im, const source *s, uint64_t i, row *to)
 {
-    unsigned char p[sizeof(row) + sizeof(extra)];
+    unsigned char p[PACKED_WORDS_MAX * sizeof(uint64_t) + sizeof(extra)];
     extra x;
     int rc = s->order ? DATUM_OK : source_read(im, s, i, i + 1, p);
     if (rc == DATUM_OK) source_ranked(s, i, p, to, &x);
@@ -839,6 +966,18 @@ static int cursor_next(cursor *c)
 
 /* ------------------------------------------------------------------------ */
 /* Fields: checked, their deal sets found, batched to the writer             */
+
+/* The file of a row, for messages. */
+static const char *row_path(const importer *im, const row *r)
+{
+    return im->paths[im->parts[r->part].file];
+}
+
+/* The line of a row in its file, for messages. */
+static unsigned long long row_line(const importer *im, const row *r)
+{
+    return (unsigned long long)(im->parts[r->part].line + r->line - 1);
+}
 
 /* `event "E" section "S" board B` of a row, for messages. */
 static const char *field_name(const importer *im, const row *r, char *buf, size_t size)
@@ -872,10 +1011,10 @@ static int check_tables(const importer *im, const row *rows, size_t n)
         if (rows[i].table == rows[i - 1].table)
             return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
                                   "%s:%llu: column table: %s table %d already appears at %s:%llu",
-                                  im->paths[rows[i].file], (unsigned long long)rows[i].line,
+                                  row_path(im, &rows[i]), row_line(im, &rows[i]),
                                   field_name(im, &rows[i], name, sizeof name), (int)rows[i].table,
-                                  im->paths[rows[i - 1].file],
-                                  (unsigned long long)rows[i - 1].line);
+                                  row_path(im, &rows[i - 1]),
+                                  row_line(im, &rows[i - 1]));
     return DATUM_OK;
 }
 
@@ -904,10 +1043,10 @@ static int check_pairs(const importer *im, const row *rows, const extra *xs, siz
         if (seats[i].id == seats[i - 1].id)
             return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
                                   "%s:%llu: column %s: pair \"%s\" already plays %s at %s:%llu",
-                                  im->paths[later->file], (unsigned long long)later->line,
+                                  row_path(im, later), row_line(im, later),
                                   seats[i].column, im->dict[IO_D_PAIRS].sorted[seats[i].id],
                                   field_name(im, later, name, sizeof name),
-                                  im->paths[earlier->file], (unsigned long long)earlier->line);
+                                  row_path(im, earlier), row_line(im, earlier));
     }
     return DATUM_OK;
 }
@@ -928,9 +1067,9 @@ static int check_teams(const importer *im, const row *rows, const extra *xs, siz
         return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
                               "%s:%llu: column match: %s also has a result outside any match, at "
                               "%s:%llu",
-                              im->paths[with->file], (unsigned long long)with->line,
-                              field_name(im, with, name, sizeof name), im->paths[without->file],
-                              (unsigned long long)without->line);
+                              row_path(im, with), row_line(im, with),
+                              field_name(im, with, name, sizeof name), row_path(im, without),
+                              row_line(im, without));
     /* By match: every table between the two teams of the match's first one. */
     for (size_t i = 0; i < n; i++) seats[i] = (seat){xs[i].match, "match", &rows[i], &xs[i]};
     qsort(seats, n, sizeof *seats, compare_seats);
@@ -948,10 +1087,10 @@ static int check_teams(const importer *im, const row *rows, const extra *xs, siz
                 im->ctx, DATUM_E_INPUT,
                 "%s:%llu: column %s: team \"%s\" is not in match \"%s\" of %s (teams \"%s\" and "
                 "\"%s\" at %s:%llu)",
-                im->paths[b->file], (unsigned long long)b->line, ns_ok ? "ew_team" : "ns_team",
+                row_path(im, b), row_line(im, b), ns_ok ? "ew_team" : "ns_team",
                 team[ns_ok ? bx->ew_team : bx->ns_team], match[bx->match],
                 field_name(im, b, name, sizeof name), team[ax->ns_team], team[ax->ew_team],
-                im->paths[a->file], (unsigned long long)a->line);
+                row_path(im, a), row_line(im, a));
     }
     /* By team: one match. */
     sort_seats(rows, xs, n, 1, seats);
@@ -961,10 +1100,10 @@ static int check_teams(const importer *im, const row *rows, const extra *xs, siz
             return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
                                   "%s:%llu: column %s: team \"%s\" already plays match \"%s\" of "
                                   "%s at %s:%llu",
-                                  im->paths[later->file], (unsigned long long)later->line,
+                                  row_path(im, later), row_line(im, later),
                                   seats[i].column, team[seats[i].id], match[seats[i - 1].x->match],
                                   field_name(im, later, name, sizeof name),
-                                  im->paths[earlier->file], (unsigned long long)earlier->line);
+                                  row_path(im, earlier), row_line(im, earlier));
     }
     return DATUM_OK;
 }
@@ -1087,9 +1226,9 @@ static int field_deal(const importer *im, const row *rows, const extra *xs, size
         if (first)
             return datum_ctx_fail(im->ctx, DATUM_E_INPUT,
                                   "%s:%llu: %s was played with another deal at %s:%llu",
-                                  im->paths[r->file], (unsigned long long)r->line,
-                                  field_name(im, r, name, sizeof name), im->paths[first->file],
-                                  (unsigned long long)first->line);
+                                  row_path(im, r), row_line(im, r),
+                                  field_name(im, r, name, sizeof name), row_path(im, first),
+                                  row_line(im, first));
         *deal = xs[i].deal;
         first = r;
     }
@@ -1321,12 +1460,14 @@ static int merge_segment(merger *m, const segments *sg, size_t k, slot *t)
     }
     m->field_n = 0;
     t->n_fields = t->n_rows = 0;
-    if (rows > t->cap) { /* the slot grows to the segment's rows (at least a batch's) */
+    if (rows > t->cap) {
+        /* The slot grows to the segment's rows and an eighth more (segments
+         * vary a little in size; a small import's slots stay small). */
+        size_t cap = rows + rows / 8;
         batch_free(&t->b);
         t->cap = 0;
-        if (batch_alloc(im, &t->b, rows < SEGMENT_ROWS ? SEGMENT_ROWS : rows) != DATUM_OK)
-            return DATUM_E_NOMEM;
-        t->cap = rows < SEGMENT_ROWS ? SEGMENT_ROWS : rows;
+        if (batch_alloc(im, &t->b, cap) != DATUM_OK) return DATUM_E_NOMEM;
+        t->cap = cap;
     }
     if ((!m->pair_seen &&
          !(m->pair_seen = datum_calloc(ctx, im->dict[IO_D_PAIRS].n + 1, sizeof *m->pair_seen))) ||
@@ -1598,8 +1739,7 @@ static int open_sources(importer *im, source **out, size_t *n_out)
             s[i] = (source){.w = w, .order = w->order, .n = w->n};
         } else {
             const run_info *r = &im->runs[i];
-            s[i] = (source){.w = &im->workers[r->worker], .run = *r, .n = r->n,
-                            .record = sizeof(row) + (r->has_extras ? sizeof(extra) : 0)};
+            s[i] = (source){.w = &im->workers[r->worker], .run = *r, .n = r->n, .record = r->record};
         }
     }
     return DATUM_OK;
@@ -1707,51 +1847,24 @@ io_row_source_open io_format_source(int format)
  * parts (datum_import_options.split_bytes). */
 #define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
 
-/* Counts the line feeds in bytes begin..end-1 of f, and its blocks with a
- * quote (*quotes > 0: there is one). */
-static int count_bytes(datum_ctx *ctx, const char *path, uint64_t begin, uint64_t end,
-                       uint64_t *lines, uint64_t *quotes)
-{
-    enum { BLOCK = 1 << 20 };
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = datum_malloc(ctx, BLOCK, 1);
-    int rc = f && buf ? DATUM_OK : !buf ? DATUM_E_NOMEM : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
-    *lines = *quotes = 0;
-    if (rc == DATUM_OK && fseeko(f, (off_t)begin, SEEK_SET) != 0)
-        rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", path);
-    for (uint64_t at = begin; rc == DATUM_OK && at < end;) {
-        size_t want = end - at < BLOCK ? (size_t)(end - at) : BLOCK;
-        size_t got = fread(buf, 1, want, f);
-        if (got == 0) {
-            rc = io_fail_errno(ctx, DATUM_E_IO, ferror(f) ? errno : EIO, "cannot read %s", path);
-            break;
-        }
-        int quote = 0;
-        *lines += io_count_line_feeds(buf, got, &quote);
-        *quotes += (uint64_t)quote; /* whether there is one is enough */
-        at += got;
-    }
-    if (f) fclose(f);
-    datum_free(buf);
-    return rc;
-}
-
 /* A large CSV file is cut into this many parts a thread, taken by the next
  * free thread: a thread slowed (a shared machine) takes fewer, and the
  * reading ends within about a part's time on every thread. */
 #define PARTS_PER_THREAD 32
 
 /* The parts of a CSV file of `size` bytes for `threads` threads: cut just
- * after a line feed near each (size * i / parts), numbered by counting the
- * line feeds before. A file with a quote anywhere is one part (a line feed
- * may be inside a quoted field), as is a small one. */
+ * after a line feed near each (size * i / parts), each part's lines counted
+ * from 1 while it is read (read_parts numbers them in the file after: no
+ * pass over the file before the reading). A line feed inside a quoted field
+ * makes a bad cut; read_parts finds it (the part before it read past its
+ * end) and reads that file again whole. A small file is one part. */
 static int split_csv(datum_ctx *ctx, uint32_t file, const char *path, uint64_t size, int threads,
                      uint64_t split_bytes, input_part *parts, size_t *n)
 {
-    uint64_t cut[65], lines[64], quotes[64];
+    uint64_t cut[65];
     int t = threads > 64 / PARTS_PER_THREAD ? 64 : threads * PARTS_PER_THREAD, rc = DATUM_OK;
     *n = 1;
-    parts[0] = (input_part){file, DATUM_FORMAT_CSV, 0, 0, 1};
+    parts[0] = (input_part){file, DATUM_FORMAT_CSV, 0, 0, 1, 0, 0};
     if (threads < 2 || size < split_bytes) return DATUM_OK;
     FILE *f = fopen(path, "rb");
     if (!f) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot open %s", path);
@@ -1765,20 +1878,10 @@ static int split_csv(datum_ctx *ctx, uint32_t file, const char *path, uint64_t s
         cut[i] = at < size ? at + 1 : size;
     }
     fclose(f);
-    int failed = rc != DATUM_OK;
-#pragma omp parallel for num_threads(threads < t ? threads : t) schedule(dynamic, 1) reduction(| : failed)
-    for (int i = 0; i < t; i++)
-        failed |= count_bytes(ctx, path, cut[i], cut[i + 1], &lines[i], &quotes[i]) != DATUM_OK;
-    if (failed) return datum_ctx_code(ctx) ? datum_ctx_code(ctx) : DATUM_E_IO;
-    uint64_t all_quotes = 0, line = 1;
-    for (int i = 0; i < t; i++) all_quotes += quotes[i];
-    if (all_quotes > 0) return DATUM_OK;
+    if (rc != DATUM_OK) return rc;
     *n = 0;
-    for (int i = 0; i < t; i++) {
-        if (cut[i + 1] > cut[i])
-            parts[(*n)++] = (input_part){file, DATUM_FORMAT_CSV, cut[i], cut[i + 1], line};
-        line += lines[i];
-    }
+    for (int i = 0; i < t; i++)
+        if (cut[i + 1] > cut[i]) parts[(*n)++] = (input_part){file, DATUM_FORMAT_CSV, cut[i], cut[i + 1], 1, 0, 0};
     return DATUM_OK;
 }
 
@@ -1797,7 +1900,7 @@ static int plan_parts(importer *im, size_t n_paths, int forced, int threads, uin
         if (rc == DATUM_OK) rc = datum_reserve(ctx, &parts, &cap, n + 64, sizeof *parts);
         if (rc != DATUM_OK) break;
         size_t k = 1;
-        parts[n] = (input_part){(uint32_t)f, format, 0, 0, 1};
+        parts[n] = (input_part){(uint32_t)f, format, 0, 0, 1, 0, 0};
         if (format == DATUM_FORMAT_CSV && stat(im->paths[f], &st) == 0 && S_ISREG(st.st_mode))
             rc = split_csv(ctx, (uint32_t)f, im->paths[f], (uint64_t)st.st_size, threads,
                            split_bytes, parts + n, &k);
@@ -1808,44 +1911,110 @@ static int plan_parts(importer *im, size_t n_paths, int forced, int threads, uin
     return rc;
 }
 
-/* Reads the parts, each CSV part by the next free thread, the others (whose
- * readers issue warnings, from the calling thread only) by the calling
- * thread first. The first error in the order of the parts is the one
- * reported, whatever the threads did. */
-static int read_parts(importer *im, const input_part *parts, size_t n, void *pbn)
+static void worker_free(worker *w);
+
+/* The workers emptied, the runs forgotten: the reading starts again. */
+static void reset_reading(importer *im)
 {
-    datum_ctx *ctx = im->ctx;
-    size_t first_failed = SIZE_MAX;
-    for (size_t i = 0; i < n && first_failed == SIZE_MAX; i++)
-        if (parts[i].format != DATUM_FORMAT_CSV && read_part(&im->workers[0], &parts[i], pbn) != DATUM_OK)
-            first_failed = i;
-    if (first_failed != SIZE_MAX) return datum_ctx_code(ctx);
+    for (size_t i = 0; i < im->n_workers; i++) {
+        worker *w = &im->workers[i];
+        worker_free(w);
+        *w = (worker){.im = im, .run_cap = w->run_cap, .run_cap_extra = w->run_cap_extra,
+                      .last_event = UINT32_MAX, .last_section = UINT32_MAX};
+    }
+    im->n_runs = 0;
+    im->scratch_len = 0;
+}
+
+/* Reads the parts i < *first_failed that `pick` takes, each by the next
+ * free thread; *first_failed: the first failing part (SIZE_MAX: none). */
+static void read_parallel(importer *im, int (*pick)(const input_part *), void *pbn,
+                          size_t *first_failed)
+{
+    size_t n = im->n_parts, failed = *first_failed;
 #pragma omp parallel for num_threads((int)im->n_workers) schedule(dynamic, 1)
     for (size_t i = 0; i < n; i++) {
         size_t stop;
 #pragma omp atomic read
-        stop = first_failed;
-        if (parts[i].format != DATUM_FORMAT_CSV || i > stop) continue;
-        if (read_part(&im->workers[omp_get_thread_num()], &parts[i], pbn) != DATUM_OK) {
+        stop = failed;
+        if (!pick(&im->parts[i]) || i > stop) continue;
+        if (read_part(&im->workers[omp_get_thread_num()], i, pbn) != DATUM_OK) {
 #pragma omp critical(import_failed)
-            if (i < first_failed) first_failed = i;
+            if (i < failed) failed = i;
         }
     }
+    *first_failed = failed;
+}
+
+static int is_cut(const input_part *p) { return p->end != 0; }
+static int is_whole_csv(const input_part *p) { return p->end == 0 && p->format == DATUM_FORMAT_CSV; }
+
+/* After the cut files' parts before `read_to` are read: numbers each such
+ * part's lines in its file (from where the part before it ended), or, where
+ * a part read past its end (a line feed inside a quoted field), makes that
+ * file one part again (*bad 1: the reading starts again). */
+static int check_cuts(importer *im, size_t read_to, int *bad)
+{
+    input_part *p = im->parts;
+    size_t n = 0;
+    *bad = 0;
+    for (size_t i = 0; i < im->n_parts;) {
+        size_t j = i + 1;
+        while (j < im->n_parts && p[j].file == p[i].file) j++; /* the file's parts: i..j-1 */
+        int good = 1;
+        for (size_t k = i; is_cut(&p[i]) && k + 1 < j && k < read_to; k++) {
+            if (p[k].end_offset != p[k].end) good = 0;
+            if (good && k + 1 <= read_to) p[k + 1].line = p[k].line + p[k].end_line - 1;
+        }
+        if (good) {
+            memmove(&p[n], &p[i], (j - i) * sizeof *p);
+            n += j - i;
+        } else {
+            p[n++] = (input_part){p[i].file, DATUM_FORMAT_CSV, 0, 0, 1, 0, 0};
+            *bad = 1;
+        }
+        i = j;
+    }
+    im->n_parts = n;
+    return DATUM_OK;
+}
+
+/* Reads the parts: those of the large CSV files first, on every thread (no
+ * warnings: a bad cut then costs a new start, not a warning twice); then
+ * the files whose readers issue warnings (PBN, USEBIO), by the calling
+ * thread; then the other CSV files, on every thread. The first error in the
+ * order of the parts is the one reported, whatever the threads did. */
+static int read_parts(importer *im, void *pbn)
+{
+    datum_ctx *ctx = im->ctx;
+    size_t first_failed = SIZE_MAX;
+    for (int bad = 1; bad;) {
+        first_failed = SIZE_MAX;
+        read_parallel(im, is_cut, pbn, &first_failed);
+        if (first_failed != SIZE_MAX && datum_ctx_code(ctx) == DATUM_E_NOMEM) return DATUM_E_NOMEM;
+        check_cuts(im, first_failed, &bad);
+        if (bad) {
+            datum_ctx_clear(ctx);
+            reset_reading(im);
+        }
+    }
+    for (size_t i = 0; i < im->n_parts && i < first_failed; i++)
+        if (im->parts[i].format != DATUM_FORMAT_CSV && read_part(&im->workers[0], i, pbn) != DATUM_OK)
+            return datum_ctx_code(ctx); /* the last error made: its message stands */
+    read_parallel(im, is_whole_csv, pbn, &first_failed);
     if (first_failed == SIZE_MAX) return DATUM_OK;
     int code = datum_ctx_code(ctx);
-    if (im->n_workers == 1 || code == DATUM_E_NOMEM) return code;
-    /* Threads may have failed in another order: the error of the first
-     * failing part, read again alone, is the one to report. */
+    if (code == DATUM_E_NOMEM) return code;
+    /* Threads may have failed in another order, and a cut part counted its
+     * lines from 1: the error of the first failing part, read again alone
+     * from its line in the file, is the one to report. */
     char message[1024];
     snprintf(message, sizeof message, "%s", datum_ctx_message(ctx));
     worker again = {.im = im, .run_cap = 0, .last_event = UINT32_MAX,
                     .last_section = UINT32_MAX};
     datum_ctx_clear(ctx);
-    int rc = read_part(&again, &parts[first_failed], pbn);
-    for (int k = 0; k < IO_N_DICTS; k++) dict_free(&again.dict[k]);
-    dict_free(&again.deals);
-    datum_free(again.rows);
-    datum_free(again.extras);
+    int rc = read_part(&again, first_failed, pbn);
+    worker_free(&again);
     return rc != DATUM_OK ? rc : datum_ctx_fail(ctx, code, "%s", message);
 }
 
@@ -1927,8 +2096,6 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     importer im = {.ctx = ctx, .paths = paths, .out_path = out_path, .scratch_fd = -1};
     datum_pbn_options pbn = {io->strict, 0};
     datum_write_options o;
-    input_part *parts = NULL;
-    size_t n_parts = 0;
     int threads = datum_ctx_threads(ctx);
     /* HDF5 initialises itself on its first call, and crashes when that runs
      * out of memory: called first, before the rows take the memory. */
@@ -1959,9 +2126,10 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     uint64_t split = io->split_bytes ? io->split_bytes : SPLIT_MIN_BYTES;
     phases ph;
     phase_mark(&ph, PHASE_START);
-    if (rc == DATUM_OK) rc = plan_parts(&im, n_paths, io->format, threads, split, &parts, &n_parts);
+    if (rc == DATUM_OK) rc = plan_parts(&im, n_paths, io->format, threads, split, &im.parts, &im.n_parts);
+    if (rc == DATUM_OK && im.n_parts > UINT32_MAX) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "too many input files");
     phase_mark(&ph, PHASE_PLANNED);
-    if (rc == DATUM_OK) rc = read_parts(&im, parts, n_parts, &pbn);
+    if (rc == DATUM_OK) rc = read_parts(&im, &pbn);
     phase_mark(&ph, PHASE_READ);
     gather_workers(&im);
     if (rc == DATUM_OK && im.n_rows == 0)
@@ -2001,7 +2169,7 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
     dict_free(&im.deals);
     datum_free(im.runs);
-    datum_free(parts);
+    datum_free(im.parts);
     if (im.scratch_fd >= 0) close(im.scratch_fd);
     return rc;
 }

@@ -164,46 +164,6 @@ static byte_masks masks16(const unsigned char *q)
 }
 #endif
 
-#if defined(__SSE2__)
-uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote)
-{
-    const __m128i lf = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"');
-    __m128i quotes = _mm_setzero_si128();
-    uint64_t count = 0;
-    size_t i = 0;
-    while (n - i >= 16) {
-        /* Each lane counts its line feeds in a byte (a match is -1,
-         * subtracted), summed before it can wrap: 255 blocks at most. */
-        size_t blocks = (n - i) / 16 < 255 ? (n - i) / 16 : 255;
-        __m128i counts = _mm_setzero_si128();
-        for (size_t b = 0; b < blocks; b++, i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, lf));
-            quotes = _mm_or_si128(quotes, _mm_cmpeq_epi8(v, quote));
-        }
-        uint64_t sums[2];
-        _mm_storeu_si128((__m128i *)(void *)sums, _mm_sad_epu8(counts, _mm_setzero_si128()));
-        count += sums[0] + sums[1];
-    }
-    if (_mm_movemask_epi8(quotes)) *has_quote = 1;
-    for (; i < n; i++) {
-        count += p[i] == '\n';
-        if (p[i] == '"') *has_quote = 1;
-    }
-    return count;
-}
-#else
-uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote)
-{
-    uint64_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        count += p[i] == '\n';
-        if (p[i] == '"') *has_quote = 1;
-    }
-    return count;
-}
-#endif
-
 /* The number of the lowest set bit of m (not 0). */
 static unsigned lowest_bit(unsigned m)
 {
@@ -216,12 +176,12 @@ static unsigned lowest_bit(unsigned m)
 #endif
 }
 
-/* Adds field from..end-1 to the record; 0 or DATUM_E_NOMEM. */
-static int add_field(csv_file *c, size_t *n, const unsigned char *from, const unsigned char *end)
+/* Puts back the separators after the first n fields of a record parsed in
+ * place (record_in_place made them NULs) and returns 0: the record goes to
+ * the byte-by-byte reader as it was. */
+static int put_back(csv_file *c, size_t n)
 {
-    if (*n == c->text_cap && reserve_fields(c, *n + 1) != DATUM_OK) return DATUM_E_NOMEM;
-    c->text[*n] = (const char *)from;
-    c->text_len[(*n)++] = (size_t)(end - from);
+    for (size_t i = 0; i < n; i++) ((char *)c->text[i])[c->text_len[i]] = ',';
     return 0;
 }
 
@@ -231,35 +191,42 @@ static int add_field(csv_file *c, size_t *n, const unsigned char *from, const un
  * n_fields, ascii set; the position after it), 0 to leave it to the
  * byte-by-byte reader (nothing changed), or DATUM_E_NOMEM. An empty line is
  * a record of one empty field. The bytes are looked at sixteen at a time,
- * as masks, with no branch per byte. */
+ * as masks, with no branch per byte; each separator becomes its field's
+ * NUL as it is found (put back if the record is left to the other reader). */
 static int record_in_place(csv_file *c)
 {
     unsigned char *end = c->in + c->in_len, *from = c->in + c->in_pos, *line_end = NULL;
     unsigned high = 0;
     size_t n = 0;
     for (unsigned char *block = from; !line_end; block += 16) {
-        if (end - block < 16) return 0; /* the file's last bytes */
+        if (end - block < 16) return put_back(c, n); /* the file's last bytes */
+        /* Room for the block's fields: at most 16 separators, then the last. */
+        if ((n + 17 > c->text_cap || n + 17 > c->text_len_cap) && reserve_fields(c, n + 17) != DATUM_OK)
+            return put_back(c, n), DATUM_E_NOMEM;
+        const char **text = c->text;
+        size_t *text_len = c->text_len;
         byte_masks m = masks16(block);
         unsigned before = m.lf ? (m.lf & (0u - m.lf)) - 1 : 0xffffu; /* the bytes before a line feed */
         high |= m.high & before;
         for (unsigned other = m.other & before; other; other &= other - 1) {
             unsigned k = lowest_bit(other); /* only a carriage return just before the line feed */
-            if (block[k] != '\r' || block + k + 1 >= end || block[k + 1] != '\n') return 0;
+            if (block[k] != '\r' || block + k + 1 >= end || block[k + 1] != '\n') return put_back(c, n);
         }
         for (unsigned comma = m.comma & before; comma; comma &= comma - 1) {
             unsigned char *at = block + lowest_bit(comma);
-            if (add_field(c, &n, from, at) != 0) return DATUM_E_NOMEM;
+            text[n] = (const char *)from;
+            text_len[n++] = (size_t)(at - from);
+            *at = '\0';
             from = at + 1;
         }
         if (m.lf) {
             line_end = block + lowest_bit(m.lf);
             unsigned char *last = line_end > from && line_end[-1] == '\r' ? line_end - 1 : line_end;
-            if (add_field(c, &n, from, last) != 0) return DATUM_E_NOMEM;
+            text[n] = (const char *)from;
+            text_len[n++] = (size_t)(last - from);
+            *last = '\0';
         }
     }
-    /* The record is simple: its separators and line end become the ends of
-     * its fields. */
-    for (size_t i = 0; i < n; i++) ((char *)c->text[i])[c->text_len[i]] = '\0';
     c->n_fields = n;
     c->ascii = high == 0;
     c->in_pos = (size_t)(line_end + 1 - c->in);
@@ -551,27 +518,34 @@ static const char *quoted_value(const char *s, char *buf, size_t size)
     return buf;
 }
 
-/* Parses a decimal integer (datum_parse_int) into lo..hi, within int32. */
-static int parse_int(const csv_file *c, size_t i, int64_t lo, int64_t hi, int32_t *out)
+/* The error of field i, which is not a decimal integer in lo..hi within
+ * int32 (parse_int's message). */
+static int int_error(const csv_file *c, size_t i, int64_t lo, int64_t hi)
 {
     const char *s = field(c, i);
-    size_t n = field_len(c, i);
     char q[64];
     int64_t v;
-    int rc = datum_parse_int(s, n, INT32_MIN, INT32_MAX, &v);
+    int rc = datum_parse_int(s, field_len(c, i), INT32_MIN, INT32_MAX, &v);
     if (rc == DATUM_PARSE_EMPTY) return csv_fail(c, i, "empty (an integer is required)");
     if (rc == DATUM_PARSE_SYNTAX)
         return csv_fail(c, i, "%s is not an integer", quoted_value(s, q, sizeof q));
     if (rc == DATUM_PARSE_RANGE)
         return csv_fail(c, i, "%s is out of range (not a 32-bit integer)",
                         quoted_value(s, q, sizeof q));
-    if (v < lo || v > hi) {
-        if (hi == INT32_MAX)
-            return csv_fail(c, i, "%s is out of range (at least %lld)",
-                            quoted_value(s, q, sizeof q), (long long)lo);
-        return csv_fail(c, i, "%s is out of range (%lld to %lld)", quoted_value(s, q, sizeof q),
-                        (long long)lo, (long long)hi);
-    }
+    if (hi >= INT32_MAX)
+        return csv_fail(c, i, "%s is out of range (at least %lld)", quoted_value(s, q, sizeof q),
+                        (long long)lo);
+    return csv_fail(c, i, "%s is out of range (%lld to %lld)", quoted_value(s, q, sizeof q),
+                    (long long)lo, (long long)hi);
+}
+
+/* Parses a decimal integer (datum_parse_int) into lo..hi, within int32. */
+static inline int parse_int(const csv_file *c, size_t i, int64_t lo, int64_t hi, int32_t *out)
+{
+    int64_t v;
+    if (datum_parse_int(field(c, i), field_len(c, i), lo < INT32_MIN ? INT32_MIN : lo,
+                        hi > INT32_MAX ? INT32_MAX : hi, &v) != DATUM_PARSE_OK)
+        return int_error(c, i, lo, hi);
     *out = (int32_t)v;
     return DATUM_OK;
 }
@@ -752,6 +726,12 @@ int io_results_range(io_results_reader *r, uint64_t begin, uint64_t end, uint64_
     c->in_pos = c->in_len = 0;
     c->line = line;
     return DATUM_OK;
+}
+
+void io_results_position(const io_results_reader *r, uint64_t *offset, uint64_t *line)
+{
+    *offset = r->csv->in_offset + r->csv->in_pos;
+    *line = r->csv->line;
 }
 
 const uint64_t *io_results_sitouts(const io_results_reader *r) { return &r->n_sitouts; }

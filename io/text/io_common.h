@@ -95,11 +95,6 @@ typedef struct {
     int lengths_known;
 } io_result_row;
 
-/* The line feeds among p[0..n); sets *has_quote to 1 if a double quote is
- * among them too (else leaves it). Sixteen bytes at a time (SSE2): the
- * plan of a large CSV file counts the lines before each of its parts. */
-uint64_t io_count_line_feeds(const unsigned char *p, size_t n, int *has_quote);
-
 /* Opens a results CSV and reads its header. */
 int io_results_open(datum_ctx *ctx, const char *path, io_results_reader **out);
 /* 1 if the file has an `adjusted` column. */
@@ -116,6 +111,11 @@ int io_results_next(io_results_reader *r, io_result_row *row);
  * a part of a large file, read by one of several threads. DATUM_OK or
  * DATUM_E_IO. */
 int io_results_range(io_results_reader *r, uint64_t begin, uint64_t end, uint64_t line);
+/* Where the reader stands: *offset, the file offset just past the last
+ * record read (past the range's end if that record crossed it: a quoted
+ * field over a line feed); *line, the line after it, counted from the
+ * range's `line`. */
+void io_results_position(const io_results_reader *r, uint64_t *offset, uint64_t *line);
 /* The sit-out rows skipped so far (a pointer that stays valid until close). */
 const uint64_t *io_results_sitouts(const io_results_reader *r);
 void io_results_close(io_results_reader **r);

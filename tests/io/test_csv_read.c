@@ -452,43 +452,6 @@ static void test_errors_across_files(void **state)
     datum_ctx_free(&ctx);
 }
 
-/* io_count_line_feeds against a count byte by byte, at every alignment,
- * on runs of line feeds long enough to wrap its byte counters, with and
- * without a quote in the range. */
-static void test_count_line_feeds(void **state)
-{
-    (void)state;
-    enum { N = 20000 };
-    unsigned char *buf = malloc(N);
-    assert_non_null(buf);
-    uint64_t seed = 12345;
-    for (size_t i = 0; i < N; i++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        unsigned r = (unsigned)(seed >> 33) % 4;
-        buf[i] = r == 0 ? '\n' : r == 1 ? ',' : (unsigned char)('0' + (seed >> 40) % 10);
-    }
-    memset(buf + 6000, '\n', 9000); /* 9000 in a row: more than 255 per byte lane */
-    const size_t starts[] = {0, 1, 7, 15, 16, 17, 5999, 6001};
-    const size_t lengths[] = {0, 1, 15, 16, 17, 255 * 16, 255 * 16 + 1, 9000, 13000};
-    for (int with_quote = 0; with_quote < 2; with_quote++) {
-        if (with_quote) buf[14000] = '"';
-        for (size_t a = 0; a < sizeof starts / sizeof *starts; a++)
-            for (size_t b = 0; b < sizeof lengths / sizeof *lengths; b++) {
-                size_t from = starts[a], n = lengths[b];
-                uint64_t expected = 0;
-                int quote_expected = 7;
-                for (size_t i = from; i < from + n; i++) {
-                    expected += buf[i] == '\n';
-                    if (buf[i] == '"') quote_expected = 1;
-                }
-                int quote = 7; /* left as it is without a quote */
-                assert_int_equal(io_count_line_feeds(buf + from, n, &quote), expected);
-                assert_int_equal(quote, quote_expected);
-            }
-    }
-    free(buf);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,7 +464,6 @@ int main(void)
         tu_temp_dir_test(test_field_errors),
         tu_temp_dir_test(test_sitouts),
         tu_temp_dir_test(test_errors_across_files),
-        cmocka_unit_test(test_count_line_feeds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -382,6 +382,53 @@ static void test_runs_and_threads(void **state)
     check_round_trip("c.h5", 1000);
 }
 
+/* A file read in parts whose line feeds lie inside quoted fields too (an
+ * event name on two lines; another with a comma): a cut that falls inside a
+ * quoted field is found (the part before it reads past its end) and the
+ * file read whole again, so 1 and 2 threads give the same archive; an error
+ * names its physical line (the line breaks inside quotes counted). */
+static void test_cuts_in_quoted_fields(void **state)
+{
+    (void)state;
+    const char *paths[] = {"q.csv"};
+    for (int bad = 0; bad < 2; bad++) {
+        FILE *f = fopen("q.csv", "w");
+        assert_non_null(f);
+        fputs("event,date,section,board,table,ns_pair,ew_pair,ns_score,adjusted\n", f);
+        long line = 2, bad_line = 0;
+        for (int i = 0; i < 3000; i++) {
+            int e = i / 40, wrong = bad && i == 2500;
+            if (wrong) bad_line = line;
+            if (e % 3 == 0) fprintf(f, "\"Club\n%d\",", e);
+            else if (e % 3 == 1) fprintf(f, "\"Club, %d\",", e);
+            else fprintf(f, "Club %d,", e);
+            fprintf(f, "2024-03-02,A,%d,%d,N%d,W%d,%s,%s\n", 1 + (i % 40) / 8, 1 + i % 8, i % 8,
+                    i % 8, wrong ? "x" : "10", i % 97 == 0 ? "A+" : "");
+            line += e % 3 == 0 ? 2 : 1;
+        }
+        assert_int_equal(fclose(f), 0);
+        for (int threads = 1; threads <= 2; threads++) {
+            datum_ctx *ctx = NULL;
+            datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+            io.split_bytes = 700; /* 64 parts on 2 threads: some cuts inside quotes */
+            assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+            assert_int_equal(datum_ctx_set_threads(ctx, threads), DATUM_OK);
+            int rc = datum_import(ctx, paths, 1, threads == 1 ? "a.h5" : "b.h5", &io, NULL);
+            if (bad) {
+                char expected[100];
+                snprintf(expected, sizeof expected,
+                         "q.csv:%ld: column ns_score: \"x\" is not an integer", bad_line);
+                assert_int_equal(rc, DATUM_E_INPUT);
+                assert_string_equal(datum_ctx_message(ctx), expected);
+            } else if (rc != DATUM_OK) {
+                fail_msg("%s", datum_ctx_message(ctx));
+            }
+            datum_ctx_free(&ctx);
+        }
+        if (!bad) assert_same_archives("a.h5", "b.h5");
+    }
+}
+
 /* Two bad rows far apart in a file read by two threads in parts: the first
  * is reported, with its line, however the threads ran; a clash of two rows
  * in different runs names both lines, in input order. */
@@ -678,6 +725,7 @@ int main(void)
         tu_temp_dir_test(test_round_trip),      tu_temp_dir_test(test_info_and_dictionaries),
         tu_temp_dir_test(test_column_subsets),  tu_temp_dir_test(test_row_order_independence),
         tu_temp_dir_test(test_runs_and_threads), tu_temp_dir_test(test_errors_in_parts_and_runs),
+        tu_temp_dir_test(test_cuts_in_quoted_fields),
         tu_temp_dir_test(test_clash_in_ordered_run), tu_temp_dir_test(test_segments),
         tu_temp_dir_test(test_narrowest_types), tu_temp_dir_test(test_layout_and_attributes),
     };
