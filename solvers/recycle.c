@@ -29,6 +29,16 @@
 #include <omp.h>
 #include <string.h>
 
+/* The loops over a pair's K values, compiled twice where GCC can: for AVX2
+ * (four doubles an instruction), chosen at load time, and for any x86-64
+ * (two). Each value's sum keeps its order and no multiply-add is fused
+ * (ISO C: no contraction), so both give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define WIDE __attribute__((target_clones("avx2", "default")))
+#else
+#define WIDE
+#endif
+
 /* Pairs per tile of the Rayleigh-Ritz step: its vectors' slices stay in cache. */
 #define RECYCLE_TILE 256
 /* At most one deflation vector per this many unknowns. */
@@ -78,7 +88,7 @@ void rate_recycle_free(rate_recycle *rc)
 
 #define K RATE_RECYCLE_VECTORS
 
-void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
+WIDE void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
 {
     if (!rc->z || rc->k == 0) return;
     int k = rc->k;
@@ -100,6 +110,16 @@ void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delt
             double *azi = rc->az + (size_t)i * K;
             for (int b = 0; b < k; b++) azi[b] += v * zj[b];
         }
+    }
+}
+
+/* part += Z'(A Z) over pairs j0 .. j1-1 (k x k, row-major). */
+WIDE static void gram_rows(const rate_recycle *rc, uint32_t j0, uint32_t j1, int k, double *part)
+{
+    for (uint32_t j = j0; j < j1; j++) {
+        const double *zj = rc->z + (size_t)j * K, *azj = rc->az + (size_t)j * K;
+        for (int x = 0; x < k; x++)
+            for (int y = 0; y < k; y++) part[x * k + y] += zj[x] * azj[y];
     }
 }
 
@@ -150,11 +170,7 @@ int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *ac
     for (uint32_t c = 0; c < chunks; c++) {
         double *part = rc->part + (size_t)c * K * K;
         memset(part, 0, (size_t)k * k * sizeof *part);
-        for (uint32_t j = c * RECYCLE_CHUNK; j < chunk_end(c, rc->n); j++) {
-            const double *zj = rc->z + (size_t)j * K, *azj = rc->az + (size_t)j * K;
-            for (int x = 0; x < k; x++)
-                for (int y = 0; y < k; y++) part[x * k + y] += zj[x] * azj[y];
-        }
+        gram_rows(rc, c * RECYCLE_CHUNK, chunk_end(c, rc->n), k, part);
     }
     memset(e, 0, (size_t)k * k * sizeof *e);
     for (uint32_t c = 0; c < chunks; c++)
@@ -169,6 +185,17 @@ int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *ac
     return k;
 }
 
+/* part += V'v over pairs j0 .. j1-1 (V by pairs, k values used). */
+WIDE static void sum_rows(const double *basis, const double *v, uint32_t j0, uint32_t j1, int k,
+                          double *part)
+{
+    for (uint32_t j = j0; j < j1; j++) {
+        const double *bj = basis + (size_t)j * K;
+        double vj = v[j];
+        for (int b = 0; b < k; b++) part[b] += bj[b] * vj;
+    }
+}
+
 /* mu = (Z'AZ)^-1 (V'v), V = Z or A Z (rows by pairs), v zero off the unknowns. */
 static void coefficients(const rate_recycle *rc, const double *basis, const double *v, double *mu)
 {
@@ -178,11 +205,7 @@ static void coefficients(const rate_recycle *rc, const double *basis, const doub
     for (uint32_t c = 0; c < chunks; c++) {
         double *part = rc->part + (size_t)c * K;
         for (int b = 0; b < k; b++) part[b] = 0;
-        for (uint32_t j = c * RECYCLE_CHUNK; j < chunk_end(c, rc->n); j++) {
-            const double *bj = basis + (size_t)j * K;
-            double vj = v[j];
-            for (int b = 0; b < k; b++) part[b] += bj[b] * vj;
-        }
+        sum_rows(basis, v, c * RECYCLE_CHUNK, chunk_end(c, rc->n), k, part);
     }
     for (int b = 0; b < k; b++) mu[b] = 0;
     for (uint32_t c = 0; c < chunks; c++)
@@ -191,11 +214,26 @@ static void coefficients(const rate_recycle *rc, const double *basis, const doub
 }
 
 /* Z mu at pair j, in four running sums (one would chain every addition). */
-static double combine(const double *zj, const double *mu, int k)
+static inline double combine(const double *zj, const double *mu, int k)
 {
     double sum[4] = {0, 0, 0, 0};
-    for (int b = 0; b < k; b++) sum[b % 4] += zj[b] * mu[b];
+    int b = 0;
+    for (; b + 4 <= k; b += 4)
+        for (int l = 0; l < 4; l++) sum[l] += zj[b + l] * mu[b + l];
+    for (; b < k; b++) sum[b % 4] += zj[b] * mu[b];
     return (sum[0] + sum[1]) + (sum[2] + sum[3]);
+}
+
+/* x += Z mu and r -= A Z mu (x may be NULL: r -= Z mu) over pairs j0 .. j1-1
+ * with active[j] (all if NULL). */
+WIDE static void combine_rows(const double *z, const double *az, const double *mu, int k,
+                              const uint8_t *active, uint32_t j0, uint32_t j1, double *x, double *r)
+{
+    for (uint32_t j = j0; j < j1; j++) {
+        if (active && !active[j]) continue;
+        if (x) x[j] += combine(z + (size_t)j * K, mu, k);
+        r[j] -= combine(az + (size_t)j * K, mu, k);
+    }
 }
 
 void rate_recycle_correct(const rate_recycle *rc, const uint8_t *active, double *x, double *r)
@@ -203,12 +241,10 @@ void rate_recycle_correct(const rate_recycle *rc, const uint8_t *active, double 
     double mu[K];
     if (!rc->on) return;
     coefficients(rc, rc->z, r, mu);
+    uint32_t chunks = chunks_of(rc->n);
 #pragma omp parallel for num_threads(rc->threads) schedule(static)
-    for (uint32_t j = 0; j < rc->n; j++) {
-        if (!active[j]) continue;
-        x[j] += combine(rc->z + (size_t)j * K, mu, rc->k);
-        r[j] -= combine(rc->az + (size_t)j * K, mu, rc->k);
-    }
+    for (uint32_t c = 0; c < chunks; c++)
+        combine_rows(rc->z, rc->az, mu, rc->k, active, c * RECYCLE_CHUNK, chunk_end(c, rc->n), x, r);
 }
 
 void rate_recycle_project(const rate_recycle *rc, const uint8_t *active, const double *z,
@@ -218,8 +254,10 @@ void rate_recycle_project(const rate_recycle *rc, const uint8_t *active, const d
     (void)active; /* Z vanishes off the unknowns */
     if (!rc->on) return;
     coefficients(rc, rc->az, z, mu);
+    uint32_t chunks = chunks_of(rc->n);
 #pragma omp parallel for num_threads(rc->threads) schedule(static)
-    for (uint32_t j = 0; j < rc->n; j++) p[j] -= combine(rc->z + (size_t)j * K, mu, rc->k);
+    for (uint32_t c = 0; c < chunks; c++)
+        combine_rows(NULL, rc->z, mu, rc->k, NULL, c * RECYCLE_CHUNK, chunk_end(c, rc->n), NULL, p);
 }
 
 void rate_recycle_record(rate_recycle *rc, const double *p, const double *q)
@@ -268,6 +306,43 @@ static void gather_tile(const rate_recycle *rc, int k, int m, uint32_t j0, uint3
     }
 }
 
+/* The lower triangles of G += W'AW (both halves of each product, halved
+ * later) and H += W'DW over a tile of len pairs (rows of wt, at; d: their
+ * weights). */
+WIDE static void gram_tile(const double *wt, const double *at, const double *d, uint32_t len,
+                           int dim, double *gc, double *hc)
+{
+    for (uint32_t t = 0; t < len; t++) {
+        const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
+        for (int x = 0; x < dim; x++) {
+            double wx = wj[x], ax = aj[x], dwx = d[t] * wx;
+            double *gx = gc + (size_t)x * dim, *hx = hc + (size_t)x * dim;
+            for (int y = 0; y <= x; y++) {
+                gx[y] += wx * aj[y] + wj[y] * ax;
+                hx[y] += dwx * wj[y];
+            }
+        }
+    }
+}
+
+/* Z = W C and A Z = (A W) C over a tile of len pairs (C: dim x keep). */
+WIDE static void ritz_tile(const double *wt, const double *at, const double *coef, uint32_t len,
+                           int dim, int keep, double *z, double *az)
+{
+    for (uint32_t t = 0; t < len; t++) {
+        const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
+        double *zj = z + (size_t)t * K, *azj = az + (size_t)t * K;
+        for (int c = 0; c < keep; c++) zj[c] = azj[c] = 0;
+        for (int i = 0; i < dim; i++) {
+            const double *ci = coef + (size_t)i * keep;
+            for (int c = 0; c < keep; c++) {
+                zj[c] += wj[i] * ci[c];
+                azj[c] += aj[i] * ci[c];
+            }
+        }
+    }
+}
+
 int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
                          const double *weight, const uint8_t *active)
 {
@@ -294,18 +369,7 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
         for (uint32_t j0 = c * RECYCLE_CHUNK, end = chunk_end(c, rc->n); j0 < end; j0 += RECYCLE_TILE) {
             uint32_t len = end - j0 < RECYCLE_TILE ? end - j0 : RECYCLE_TILE;
             gather_tile(rc, k, m, j0, len, wt, at);
-            for (uint32_t t = 0; t < len; t++) {
-                const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
-                double d = weight[j0 + t];
-                for (int x = 0; x < dim; x++) {
-                    double wx = wj[x], ax = aj[x], dwx = d * wx;
-                    double *gx = gc + (size_t)x * dim, *hx = hc + (size_t)x * dim;
-                    for (int y = 0; y <= x; y++) {
-                        gx[y] += wx * aj[y] + wj[y] * ax;
-                        hx[y] += dwx * wj[y];
-                    }
-                }
-            }
+            gram_tile(wt, at, weight + j0, len, dim, gc, hc);
         }
     }
     for (uint32_t c = 0; c < chunks; c++)
@@ -363,18 +427,7 @@ int rate_recycle_refresh(datum_ctx *ctx, rate_recycle *rc, const rate_matrix *a,
         uint32_t len = rc->n - j0 < RECYCLE_TILE ? rc->n - j0 : RECYCLE_TILE;
         double *wt = scratch + (size_t)omp_get_thread_num() * tiles, *at = wt + tiles / 2;
         gather_tile(rc, k, m, j0, len, wt, at);
-        for (uint32_t t = 0; t < len; t++) {
-            const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
-            double *zj = rc->z + (size_t)(j0 + t) * K, *azj = rc->az + (size_t)(j0 + t) * K;
-            for (int c = 0; c < keep; c++) zj[c] = azj[c] = 0;
-            for (int i = 0; i < dim; i++) {
-                const double *ci = coef + (size_t)i * keep;
-                for (int c = 0; c < keep; c++) {
-                    zj[c] += wj[i] * ci[c];
-                    azj[c] += aj[i] * ci[c];
-                }
-            }
-        }
+        ritz_tile(wt, at, coef, len, dim, keep, rc->z + (size_t)j0 * K, rc->az + (size_t)j0 * K);
     }
     rc->k = keep;
     /* The directions' products are A's over the unknowns only: the other
