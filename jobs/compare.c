@@ -236,8 +236,9 @@ static int solve_ratings(datum_compare *c)
 /* ------------------------------------------------------------------------ */
 /* A group's statistics                                                     */
 
-/* Groups up to this many pairs are ranked by insertion. */
-enum { INSERTION_MAX = 64 };
+/* Groups up to this many pairs are ranked by insertion; up to PREVIOUS_MAX,
+ * by insertion from the order of the same group's previous ranking. */
+enum { INSERTION_MAX = 64, PREVIOUS_MAX = 256 };
 
 /* Ranks of one method over its ranked pairs (value finite): ordinal (1 the
  * best, ties by pair index, which is name order) and twice the mid-rank (an
@@ -256,10 +257,13 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
     entry *e = s->work; /* datum_rank_work_size(cap) holds cap entries */
     uint32_t k = 0;
     for (size_t j = 0; j < n; j++) ordinal[j] = 0, mid2[j] = 0;
-    if (n <= INSERTION_MAX && after_previous && s->by_rank_n == n) {
-        /* The methods mostly agree: from the previous ranking's order the
-         * insertion moves few entries, and its comparisons are predictable.
-         * Ties are ordered by pair, so the order is the same from any start. */
+    /* The methods mostly agree: from the previous ranking's order the
+     * insertion moves few entries, and its comparisons are predictable
+     * (groups up to PREVIOUS_MAX pairs: at worst n^2 / 2 moves). Ties are
+     * ordered by pair, so the order is the same from any start. */
+    int insertion = n <= INSERTION_MAX;
+    if (n <= PREVIOUS_MAX && after_previous && s->by_rank_n == n) {
+        insertion = 1;
         for (size_t p = 0; p < n; p++) {
             uint32_t j = s->by_rank[p];
             if (!isnan(value[j])) e[k++] = (entry){-value[j], j};
@@ -268,7 +272,7 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
         for (size_t j = 0; j < n; j++)
             if (!isnan(value[j])) e[k++] = (entry){-value[j], (uint32_t)j};
     }
-    if (n <= INSERTION_MAX) {
+    if (insertion) {
         for (uint32_t i = 1; i < k; i++) {
             entry x = e[i];
             uint32_t u = i;
