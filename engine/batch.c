@@ -62,11 +62,20 @@ static scratch *scratch_alloc(datum_ctx *ctx, int count, size_t max_n)
  * how many there are. */
 static size_t gather_real(const int32_t *score, const uint8_t *adjusted, size_t n, scratch *s)
 {
+    /* Every row written, the next slot taken when it is real: no branch,
+     * and the arrays in registers (s->real and s->where were read again
+     * after each store). */
+    int32_t *real = s->real;
+    uint32_t *where = s->where;
     size_t m = 0;
+    if (!adjusted) {
+        for (size_t i = 0; i < n; i++) real[i] = score[i], where[i] = (uint32_t)i;
+        return n;
+    }
     for (size_t i = 0; i < n; i++) {
-        if (adjusted && adjusted[i] != DATUM_ADJ_NONE) continue;
-        s->real[m] = score[i];
-        s->where[m++] = (uint32_t)i;
+        real[m] = score[i];
+        where[m] = (uint32_t)i;
+        m += adjusted[i] == DATUM_ADJ_NONE;
     }
     return m;
 }

@@ -236,8 +236,9 @@ static int solve_ratings(datum_compare *c)
 /* ------------------------------------------------------------------------ */
 /* A group's statistics                                                     */
 
-/* Groups up to this many pairs are ranked by insertion. */
-enum { INSERTION_MAX = 64 };
+/* Groups up to this many pairs are ranked by insertion; up to PREVIOUS_MAX,
+ * by insertion from the order of the same group's previous ranking. */
+enum { INSERTION_MAX = 64, PREVIOUS_MAX = 256 };
 
 /* Ranks of one method over its ranked pairs (value finite): ordinal (1 the
  * best, ties by pair index, which is name order) and twice the mid-rank (an
@@ -256,10 +257,13 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
     entry *e = s->work; /* datum_rank_work_size(cap) holds cap entries */
     uint32_t k = 0;
     for (size_t j = 0; j < n; j++) ordinal[j] = 0, mid2[j] = 0;
-    if (n <= INSERTION_MAX && after_previous && s->by_rank_n == n) {
-        /* The methods mostly agree: from the previous ranking's order the
-         * insertion moves few entries, and its comparisons are predictable.
-         * Ties are ordered by pair, so the order is the same from any start. */
+    /* The methods mostly agree: from the previous ranking's order the
+     * insertion moves few entries, and its comparisons are predictable
+     * (groups up to PREVIOUS_MAX pairs: at worst n^2 / 2 moves). Ties are
+     * ordered by pair, so the order is the same from any start. */
+    int insertion = n <= INSERTION_MAX;
+    if (n <= PREVIOUS_MAX && after_previous && s->by_rank_n == n) {
+        insertion = 1;
         for (size_t p = 0; p < n; p++) {
             uint32_t j = s->by_rank[p];
             if (!isnan(value[j])) e[k++] = (entry){-value[j], j};
@@ -268,7 +272,7 @@ static uint32_t rank_method(size_t n, const double *value, uint32_t *ordinal, in
         for (size_t j = 0; j < n; j++)
             if (!isnan(value[j])) e[k++] = (entry){-value[j], (uint32_t)j};
     }
-    if (n <= INSERTION_MAX) {
+    if (insertion) {
         for (uint32_t i = 1; i < k; i++) {
             entry x = e[i];
             uint32_t u = i;
@@ -612,36 +616,42 @@ static void perturb_one(const chunk_job *j, size_t i, size_t q, size_t n, scratc
         if (sl == self_ns) self_move = fabs(sum[a] - oldsum[a]);
     }
     out->made++;
+    /* Each pair's place after: the ranked pairs (figure a number) sorted by
+     * insertion from their order before (only the affected ones move), ties
+     * by pair index as rank_method orders them; a pair's place is how many
+     * pairs rank before it. at[p]: p's entry of affected (the last), or none;
+     * a valid archive has each pair once in a field. */
+    const double *nv = s->newvalue;
+    uint32_t *at = s->idx, *place = s->tmp, *list = s->order, before = 0;
+    for (size_t p = 0; p < n; p++) at[p] = UINT32_MAX;
+    for (size_t a = 0; a < na; a++) at[s->affected[a]] = (uint32_t)a;
+    for (size_t p = 0; p < n; p++)
+        if (ord[p]) list[ord[p] - 1] = (uint32_t)p, before++;
+    uint32_t ranked = 0;
+    for (uint32_t t = 0; t < before; t++)
+        if (!isnan(nv[list[t]])) list[ranked++] = list[t];
+    for (size_t p = 0; p < n; p++)
+        if (!ord[p] && !isnan(nv[p])) list[ranked++] = (uint32_t)p;
+    /* before(u, p): u ranks before p (higher figure, ties by pair index). */
+#define BEFORE(u, p) (nv[u] > nv[p] || (nv[u] == nv[p] && (u) < (p)))
+    for (uint32_t t = 1; t < ranked; t++) {
+        uint32_t x = list[t], u = t;
+        while (u > 0 && BEFORE(x, list[u - 1])) list[u] = list[u - 1], u--;
+        list[u] = x;
+    }
+#undef BEFORE
+    for (uint32_t t = 0; t < ranked; t++) place[list[t]] = t;
     int rank_changed = 0, gain_more = 0;
-    /* ahead(p, q): p ranks before q (higher figure, ties by pair index). */
-#define AHEAD(v, p, q) (!isnan(v[p]) && (v[p] > v[q] || (v[p] == v[q] && (p) < (q))))
     for (size_t p = 0; p < n; p++) {
         if (p == self_ns || p == self_ew || !ord[p]) continue;
         out->others++;
-        double move = 0;
-        int is_affected = 0;
-        for (size_t a = 0; a < na; a++)
-            if (s->affected[a] == p) move = fabs(sum[a] - oldsum[a]), is_affected = 1;
+        double move = at[p] != UINT32_MAX ? fabs(sum[at[p]] - oldsum[at[p]]) : 0;
         if (move > 0) out->moved++, out->sum_move += move;
         if (move > out->max_move) out->max_move = move;
         if (move > self_move) gain_more = 1;
-        if (isnan(s->newvalue[p])) continue;
-        /* Its rank after: counted among all pairs when it moved itself, else
-         * its rank before corrected by the pairs that moved. */
-        int64_t ahead = (int64_t)ord[p] - 1;
-        if (is_affected) {
-            ahead = 0;
-            for (size_t u = 0; u < n; u++) ahead += u != p && AHEAD(s->newvalue, u, p);
-        } else {
-            for (size_t a = 0; a < na; a++) {
-                uint32_t u = s->affected[a];
-                if (a > 0 && s->affected[a - 1] == u) continue;
-                ahead += (int64_t)AHEAD(s->newvalue, u, p) - (int64_t)AHEAD(val, u, p);
-            }
-        }
-        if (ahead != (int64_t)ord[p] - 1) out->rank_changes++, rank_changed = 1;
+        if (isnan(nv[p])) continue;
+        if (place[p] != ord[p] - 1) out->rank_changes++, rank_changed = 1;
     }
-#undef AHEAD
     out->rank_perturbations += (uint64_t)rank_changed;
     out->gain_more += (uint64_t)gain_more;
 }
