@@ -96,15 +96,27 @@ static inline __m128i direct_counts(const direct_field *d, __m128i v)
 /* The four rows' ns and ew from their counts - 1 (acc): the same double
  * operations as datum_field_matchpoints' loop, two lanes a step (IEEE's
  * results do not depend on the lane). */
-static inline void direct_store(const direct_field *d, __m128i acc, double *ns, double *ew)
+static inline void direct_store_n(const direct_field *d, __m128i acc, double *ns, double *ew,
+                                  size_t rows)
 {
-    for (int half = 0; half < 2; half++) {
+    for (size_t half = 0; half < 2 && 2 * half < rows; half++) {
         __m128d mp = _mm_cvtepi32_pd(half ? _mm_shuffle_epi32(acc, 0xee) : acc);
         if (d->factored)
             mp = _mm_sub_pd(_mm_div_pd(_mm_mul_pd(_mm_add_pd(mp, d->one), d->size), d->r), d->one);
-        _mm_storeu_pd(ns + 2 * half, _mm_mul_pd(mp, d->unit));
-        _mm_storeu_pd(ew + 2 * half, _mm_mul_pd(_mm_sub_pd(d->top, mp), d->unit));
+        __m128d n = _mm_mul_pd(mp, d->unit), e = _mm_mul_pd(_mm_sub_pd(d->top, mp), d->unit);
+        if (rows - 2 * half >= 2) {
+            _mm_storeu_pd(ns + 2 * half, n);
+            _mm_storeu_pd(ew + 2 * half, e);
+        } else { /* the last row of an odd tail: its lane alone (a memcpy call was 1 %) */
+            _mm_store_sd(ns + 2 * half, n);
+            _mm_store_sd(ew + 2 * half, e);
+        }
     }
+}
+
+static inline void direct_store(const direct_field *d, __m128i acc, double *ns, double *ew)
+{
+    direct_store_n(d, acc, ns, ew, 4);
 }
 
 /* Every row of a field of at most DIRECT_MAX real results as if real (the
@@ -135,12 +147,7 @@ static void direct_rows(const direct_field *d, const int32_t *scores, size_t n, 
         size_t left = n - i;
         __m128i v = _mm_setr_epi32(scores[i], left > 1 ? scores[i + 1] : 0,
                                    left > 2 ? scores[i + 2] : 0, 0);
-        double ns[4], ew[4];
-        direct_store(d, direct_counts(d, v), ns, ew);
-        for (size_t l = 0; l < left; l++) {
-            ns_mp[i + l] = ns[l];
-            ew_mp[i + l] = ew[l];
-        }
+        direct_store_n(d, direct_counts(d, v), ns_mp + i, ew_mp + i, left);
     }
 }
 #endif

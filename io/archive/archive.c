@@ -142,6 +142,14 @@ static int check_offsets(datum_ctx *ctx, io_part *p)
             if (rc == DATUM_E_FORMAT) rc = io_part_damaged(ctx, p, "cannot read %s", name);
             break;
         }
+        /* Without branches first (serial, before every command: 9.2 M
+         * offsets on decade); element by element only to name the first bad. */
+        uint64_t bad = (first == 0 && buf[0] != 0) || buf[0] < prev; /* n >= 1 */
+        for (uint64_t i = 1; i < n; i++) bad |= (uint64_t)(buf[i] < buf[i - 1]);
+        if (!bad) {
+            prev = buf[n - 1];
+            continue;
+        }
         for (uint64_t i = 0; i < n && rc == DATUM_OK; i++) {
             if (first + i == 0 && buf[i] != 0)
                 rc = io_part_damaged(ctx, p, "%s[0] is %llu, not 0", name,

@@ -288,6 +288,42 @@ static int next_offset(datum_chunk_reader *r, uint64_t f0, uint64_t i, uint64_t 
     return rc;
 }
 
+/* chunk_extent's common case, when the window holds every offset it needs
+ * and they are in order there: the chunk's end found by bisection, the
+ * order checked and the offsets copied in loops without branches (field by
+ * field, this was a serial part of every chunk: about 2 % of a 2-thread
+ * matchpoints run, the other threads waiting). 1 when done, 0 when
+ * chunk_extent must look field by field (the same chunk, or the same error). */
+static int extent_in_window(datum_chunk_reader *r, uint64_t f0, uint64_t row0, size_t *k)
+{
+    /* Indices into the window: w[i] is the archive's offset[win_first + i]. */
+    const uint64_t *w = r->win;
+    uint64_t lim = r->end_field - f0 < r->max_rows ? r->end_field : f0 + r->max_rows;
+    if (f0 < r->win_first || f0 - r->win_first >= r->win_len || lim <= f0) return 0;
+    uint64_t s = f0 - r->win_first, end = lim - r->win_first, held = r->win_len;
+    /* The first end past max_rows from field f0 + 1 on (bisection, assuming order). */
+    uint64_t lo = s + 2, hi = end < held ? end + 1 : held; /* candidates [lo, hi) */
+    uint64_t first = lo, count = hi > lo ? hi - lo : 0;
+    while (count > 0) {
+        uint64_t half = count / 2;
+        if (w[first + half] - row0 <= r->max_rows) first += half + 1, count -= half + 1;
+        else count = half;
+    }
+    uint64_t last; /* the last offset the chunk uses */
+    if (first < hi) last = first - 1; /* field first - s - 1 ends past max_rows */
+    else if (end < held) last = end;  /* the range or max_rows ends the chunk */
+    else return 0;                    /* the window ends first */
+    /* In order up to the cut (and the end past it, which the loop reads). */
+    uint64_t stop = first < hi ? first : last, bad = 0;
+    for (uint64_t i = s + 1; i <= stop; i++) bad |= (uint64_t)(w[i] < w[i - 1]);
+    if (bad || w[s] != row0 || (last > s + 1 && w[last] - row0 > r->max_rows) ||
+        (first < hi && w[first] - row0 <= r->max_rows))
+        return 0;
+    for (uint64_t i = s; i <= last; i++) r->offset[i - s] = w[i] - row0;
+    *k = (size_t)(last - s);
+    return 1;
+}
+
 /* Fields f0..f0+*k-1 of at most max_rows rows in all (at least one field),
  * starting at row *row0; their offsets, from 0, into r->offset. */
 static int chunk_extent(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t *row0)
@@ -296,6 +332,7 @@ static int chunk_extent(datum_chunk_reader *r, uint64_t f0, size_t *k, uint64_t 
     int rc = offset_at(r, f0, f0, row0);
     *k = 0;
     if (rc != DATUM_OK) return rc;
+    if (extent_in_window(r, f0, *row0, k)) return DATUM_OK;
     for (prev = *row0; f0 + *k < n_fields && *k < r->max_rows; prev = end) {
         uint64_t i = f0 + *k + 1;
         if (i >= r->win_first && i - r->win_first < r->win_len && r->win[i - r->win_first] >= prev)

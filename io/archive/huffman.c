@@ -230,11 +230,16 @@ static size_t stored_blocks(size_t n) { return n ? (n + STORED_MAX - 1) / STORED
 
 size_t io_huffman_zlib_bound(size_t n) { return 2 + 5 * stored_blocks(n) + n + 4; }
 
+/* Writes the zlib trailer: a, big-endian. */
+static void put_adler_value(unsigned char *p, uint32_t a)
+{
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(a >> (24 - 8 * i));
+}
+
 /* Writes the zlib trailer, the big-endian Adler-32 of the input. */
 static void put_adler(unsigned char *p, const void *in, size_t n)
 {
-    uint32_t a = libdeflate_adler32(1, in, n);
-    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(a >> (24 - 8 * i));
+    put_adler_value(p, libdeflate_adler32(1, in, n));
 }
 
 /* Writes in[0..n) as stored blocks after the zlib header at out + 2. */
@@ -598,6 +603,7 @@ static size_t f64_exact(struct libdeflate_compressor *lz, const unsigned char *i
 enum {
     PREFIX_ELEMS = 65536,
     ROOM_SLACK = 64, /* bytes written past the stored blocks' size at most */
+    ADLER_BLOCK = 4096, /* values summed at once (32 KiB: in the first-level cache) */
 };
 
 /* Distance back to the last occurrence of value i (v) within the window, 0
@@ -650,7 +656,16 @@ static size_t f64_one_pass(const unsigned char *in, size_t n, f64_tables *t, uns
     /* d: value i's distance; dn, value i + 1's, found first so that two
      * matches go out in one flush, as in f64_exact. */
     unsigned d = repeat_of(in, 0, load_value(in, 0), t->last);
+    /* The Adler-32 of the values sent, summed a block at a time behind the
+     * coding, while they are still in the cache (a pass over the chunk at
+     * the end read its 8 MB back from memory). */
+    uint32_t adler = 1;
+    size_t summed = 0;
     while (i < n && p < limit) {
+        if (i - summed >= ADLER_BLOCK) {
+            adler = libdeflate_adler32(adler, in + ELEM * summed, ELEM * (i - summed));
+            summed = i;
+        }
         unsigned dn = i + 1 < n ? repeat_of(in, i + 1, load_value(in, i + 1), t->last) : 0;
         if (!d) {
             w = (bit_writer){acc, cnt, p, w.end};
@@ -678,7 +693,7 @@ static size_t f64_one_pass(const unsigned char *in, size_t n, f64_tables *t, uns
     bw_put(&w, 0, 7); /* the last byte's padding; any bits left are padding too */
     size_t size = (size_t)(w.p - out) + 4;
     if (i < n || size >= stored_size) return 0;
-    put_adler(out + size - 4, in, ELEM * n);
+    put_adler_value(out + size - 4, libdeflate_adler32(adler, in + ELEM * summed, ELEM * (n - summed)));
     return size;
 }
 
