@@ -273,7 +273,7 @@ int io_read_manifest(datum_ctx *ctx, hid_t root, const char *path, io_part_entry
                            !(col = datum_calloc(ctx, n, sizeof *col)) ||
                            !(e = datum_calloc(ctx, n, sizeof *e))))
         rc = DATUM_E_NOMEM;
-    if (rc == DATUM_OK && io_h5_read_strings(ds[0], n, names) < 0)
+    if (rc == DATUM_OK && io_h5_read_strings(ds[0], n, names, NULL, NULL) < 0)
         rc = io_damaged(ctx, path, &io_bridge_archive, "cannot read %s", kManifest[0].path);
     for (uint64_t i = 0; i < n && rc == DATUM_OK; i++) {
         if (!names[i] || !plain_name(names[i]))

@@ -247,14 +247,20 @@ static int read_offsets(datum_chunk_reader *r, uint64_t f0, size_t len, uint64_t
         if (rc != DATUM_OK)
             return io_part_damaged(r->ctx, q, "cannot read %s from element %llu",
                                    io_field_cols[IO_F_OFFSET].path, (unsigned long long)local);
+        /* Checked without a branch a value, the run's bounds in locals (the
+         * stores to v might alias them otherwise): a serial loop over every
+         * field of the archive, on one thread while the others wait. */
+        uint64_t part_row = run->part_row, n_rows = run->n_rows, row = run->row, bad = 0;
         for (size_t i = 0; i < take; i++) {
-            if (v[i] < run->part_row || v[i] - run->part_row > run->n_rows)
+            bad |= (uint64_t)(v[i] - part_row > n_rows); /* v[i] < part_row wraps past it */
+            v[i] = row + (v[i] - part_row);
+        }
+        for (size_t i = 0; bad && i < take; i++) /* the first one out of range, as read */
+            if (v[i] - row > n_rows)
                 return io_part_damaged(r->ctx, q, "%s[%llu] is out of range (checked at open: "
                                        "the file has changed since)",
                                        io_field_cols[IO_F_OFFSET].path,
                                        (unsigned long long)(local + i));
-            v[i] = run->row + (v[i] - run->part_row);
-        }
         done += take;
     }
     return DATUM_OK;

@@ -106,9 +106,53 @@ int io_copy_strings(datum_ctx *ctx, char *const *s, uint64_t n, char ***out)
     return DATUM_OK;
 }
 
+/* A dictionary's strings as HDF5 reads them, in blocks of ours: HDF5
+ * allocated each (malloc) and released each (H5free_memory, an API call
+ * under the library's lock), a third of the reading of decade's 296,508
+ * event names (0.097 to 0.067 CPU s for its five dictionaries). */
+typedef struct {
+    datum_ctx *ctx;
+    char **block;
+    size_t n_blocks, blocks_cap;
+    size_t used, room; /* of the last block */
+    int nomem;
+} string_blocks;
+
+enum { STRING_BLOCK = 1 << 20 };
+
+static void *string_block_alloc(size_t size, void *info)
+{
+    string_blocks *b = info;
+    size = size ? size : 1;
+    if (!b->n_blocks || size > b->room - b->used) {
+        size_t bytes = size > STRING_BLOCK ? size : STRING_BLOCK;
+        char *p = NULL;
+        if (datum_reserve(b->ctx, &b->block, &b->blocks_cap, b->n_blocks + 1, sizeof *b->block) ==
+            DATUM_OK)
+            p = datum_malloc(b->ctx, bytes, 1);
+        if (!p) {
+            b->nomem = 1;
+            return NULL;
+        }
+        b->block[b->n_blocks++] = p;
+        b->used = 0;
+        b->room = bytes;
+    }
+    char *at = b->block[b->n_blocks - 1] + b->used;
+    b->used += size;
+    return at;
+}
+
+static void string_blocks_free(string_blocks *b)
+{
+    for (size_t i = 0; i < b->n_blocks; i++) datum_free(b->block[i]);
+    datum_free(b->block);
+}
+
 int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_kind *kind,
                  const char *name, uint32_t *n_out, char ***out)
 {
+    string_blocks blocks = {.ctx = ctx};
     hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
     uint64_t n = 0;
     char **h5 = NULL;
@@ -121,9 +165,12 @@ int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_
     else {
         errno = 0; /* an allocation failing inside HDF5 leaves ENOMEM, also when HDF5 has no
                       memory left to say so */
-        if (io_h5_read_strings(ds, n, h5) < 0) {
+        if (io_h5_read_strings(ds, n, h5, string_block_alloc, &blocks) < 0) {
             int err = errno;
-            if ((rc = io_h5_nomem(ctx)) == DATUM_OK)
+            if (blocks.nomem) { /* recorded by datum_malloc first: the message kept */
+                (void)io_h5_nomem(ctx);
+                rc = DATUM_E_NOMEM;
+            } else if ((rc = io_h5_nomem(ctx)) == DATUM_OK)
                 rc = err == ENOMEM ? datum_ctx_fail(ctx, DATUM_E_NOMEM,
                                                     "out of memory (HDF5, reading %s of %s)", name,
                                                     path)
@@ -132,7 +179,7 @@ int io_read_dict(datum_ctx *ctx, hid_t file, const char *path, const io_archive_
         }
     }
     if (rc == DATUM_OK) rc = io_copy_strings(ctx, h5, n, out);
-    if (h5) io_h5_free_strings(n, h5);
+    string_blocks_free(&blocks);
     datum_free(h5);
     if (ds >= 0) H5Dclose(ds);
     *n_out = rc == DATUM_OK ? (uint32_t)n : 0;

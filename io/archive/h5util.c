@@ -335,19 +335,33 @@ int io_h5_write_strings(hid_t loc, const io_dataset_desc *d, const char *const *
     return rc;
 }
 
-int io_h5_read_strings(hid_t ds, uint64_t n, char **ptrs)
+/* The release of a string of the caller's allocator: none (the caller
+ * frees its memory as a whole). */
+static void keep_string(void *mem, void *info)
 {
-    hid_t ftype = H5Dget_type(ds), mtype = H5I_INVALID_HID;
+    (void)mem;
+    (void)info;
+}
+
+int io_h5_read_strings(hid_t ds, uint64_t n, char **ptrs, io_string_alloc alloc, void *info)
+{
+    hid_t ftype = H5Dget_type(ds), mtype = H5I_INVALID_HID, xfer = H5I_INVALID_HID;
     memset(ptrs, 0, n * sizeof *ptrs);
     if (ftype >= 0 && H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) > 0)
         mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT);
-    int rc = mtype >= 0 && (n == 0 || H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs) >= 0)
+    int ok = mtype >= 0;
+    if (ok && alloc)
+        ok = (xfer = H5Pcreate(H5P_DATASET_XFER)) >= 0 &&
+             H5Pset_vlen_mem_manager(xfer, alloc, info, keep_string, NULL) >= 0;
+    int rc = ok && (n == 0 || H5Dread(ds, mtype, H5S_ALL, H5S_ALL, alloc ? xfer : H5P_DEFAULT,
+                                      ptrs) >= 0)
                  ? 0
                  : -1;
     if (rc < 0) { /* what a failed read delivered, if anything */
-        io_h5_free_strings(n, ptrs);
+        if (!alloc) io_h5_free_strings(n, ptrs);
         memset(ptrs, 0, n * sizeof *ptrs);
     }
+    H5_CLOSE(xfer, H5Pclose);
     H5_CLOSE(ftype, H5Tclose);
     H5_CLOSE(mtype, H5Tclose);
     return rc;

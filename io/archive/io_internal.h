@@ -352,9 +352,15 @@ int io_h5_write_ints(hid_t loc, const io_dataset_desc *d, const int64_t *values,
                      const datum_write_options *opt);
 /* Writes s[0..n) as a new (contiguous) dataset of variable-length UTF-8 strings. */
 int io_h5_write_strings(hid_t loc, const io_dataset_desc *d, const char *const *s, uint64_t n);
+/* Allocates size bytes for a string HDF5 reads (info: the caller's), NULL
+ * when out of memory. */
+typedef void *(*io_string_alloc)(size_t size, void *info);
 /* Reads a whole 1-D variable-length string dataset of n elements into
- * ptrs[0..n) (all NULL after a failure); release with io_h5_free_strings. */
-int io_h5_read_strings(hid_t ds, uint64_t n, char **ptrs);
+ * ptrs[0..n) (all NULL after a failure). alloc NULL: HDF5 allocates each
+ * string, released with io_h5_free_strings; else alloc(size, info) does, and
+ * HDF5 releases none (the caller's memory, freed by the caller as it
+ * allocated it, also after a failure). */
+int io_h5_read_strings(hid_t ds, uint64_t n, char **ptrs, io_string_alloc alloc, void *info);
 void io_h5_free_strings(uint64_t n, char **ptrs);
 
 /* Opens a dataset for sequential reading, with a chunk cache that holds a
