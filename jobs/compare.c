@@ -64,7 +64,7 @@ typedef struct {
                         boards (slot * methods), then its EW pair's */
     int64_t *boards;
     uint32_t *ordinal; /* m x cap, 1-based; 0: not ranked */
-    int16_t *signs;    /* (m + 1) x COMPARE_TAU_BLOCK: compare_tau_b_ranks_all's */
+    int16_t *signs;    /* (m + 1) x COMPARE_TAU_STRIDE: compare_tau_b_ranks_all's */
     uint32_t *by_rank; /* the last ranking's pairs, best first (by_rank_n of them) */
     size_t by_rank_n;
     void *work;
@@ -522,14 +522,14 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->boards = datum_malloc(ctx, cap * m, sizeof *s->boards);
     s->value = datum_malloc(ctx, cap * m, sizeof *s->value);
     s->newvalue = datum_malloc(ctx, cap, sizeof *s->newvalue);
-    s->mid2 = datum_malloc(ctx, cap * (m + 1), sizeof *s->mid2);
+    s->mid2 = datum_malloc(ctx, cap * (m + 1) + COMPARE_TAU_PAD, sizeof *s->mid2); /* read past n */
     s->ordinal = datum_malloc(ctx, cap * (m + 1), sizeof *s->ordinal);
     s->rslot = datum_malloc(ctx, cap, sizeof *s->rslot);
     s->x = datum_malloc(ctx, cap, sizeof *s->x);
     s->y = datum_malloc(ctx, cap, sizeof *s->y);
     s->truth = datum_malloc(ctx, cap, sizeof *s->truth);
     s->work = datum_malloc(ctx, datum_rank_work_size(cap), 1);
-    s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_BLOCK, sizeof *s->signs);
+    s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_STRIDE, sizeof *s->signs);
     s->by_rank = datum_malloc(ctx, cap, sizeof *s->by_rank);
     if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->identity || !s->sum ||
         !s->top || !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal ||

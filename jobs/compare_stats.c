@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 size_t datum_rank_work_size(size_t n) { return 40 * n + 64; }
 
@@ -99,24 +102,57 @@ double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y)
 }
 
 /* The sign products of the block's item pairs (len entries per ranking in
- * sign) added to s, and each ranking's ties to ties: one dot product of
- * len 16-bit lanes per two rankings, long enough to fill vector registers
- * whatever the group's size. */
+ * sign, zeros after them up to a multiple of 8) added to s, and each
+ * ranking's ties to ties: one dot product of len 16-bit lanes per two
+ * rankings, long enough to fill vector registers whatever the group's size.
+ * A ranking's ties are its zero signs: len minus the sum of the squares. */
 static void tau_flush(size_t m, size_t len, const int16_t *sign, int64_t *s, int64_t *ties)
 {
     enum { R = COMPARE_RANKINGS_MAX };
     for (size_t a = 0; a < m; a++) {
-        const int16_t *x = sign + a * COMPARE_TAU_BLOCK;
-        int32_t zero = 0;
-        for (size_t j = 0; j < len; j++) zero += x[j] == 0;
-        ties[a] += zero;
-        for (size_t b = a + 1; b < m; b++) {
-            const int16_t *y = sign + b * COMPARE_TAU_BLOCK;
+        const int16_t *x = sign + a * COMPARE_TAU_STRIDE;
+        for (size_t b = a; b < m; b++) {
+            const int16_t *y = sign + b * COMPARE_TAU_STRIDE;
             int32_t dot = 0; /* |dot| <= len: no overflow */
+#if defined(__SSE2__)
+            /* Eight products at a time, summed by pairs into four lanes
+             * (pmaddwd): the zeros after len add nothing. */
+            __m128i acc = _mm_setzero_si128();
+            for (size_t j = 0; j < len; j += 8)
+                acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_loadu_si128((const __m128i *)(const void *)(x + j)),
+                                                        _mm_loadu_si128((const __m128i *)(const void *)(y + j))));
+            acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, _MM_SHUFFLE(1, 0, 3, 2)));
+            acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, _MM_SHUFFLE(2, 3, 0, 1)));
+            dot = _mm_cvtsi128_si32(acc);
+#else
             for (size_t j = 0; j < len; j++) dot += x[j] * y[j];
-            s[a * R + b] += dot;
+#endif
+            if (b == a) ties[a] += (int64_t)len - dot; /* signs are -1, 0 or 1 */
+            else s[a * R + b] += dot;
         }
     }
+}
+
+/* The signs of item i's rank against those of items 0 .. i-1 (r[i] > r[j]:
+ * 1, equal: 0, below: -1) into sg[0 .. i), and whatever into sg[i .. i+7)
+ * and from r[i+1 .. i+7): eight at a time with no remainder loop (the rows
+ * are short: a remainder cost more than the vector part). */
+static void signs_against_earlier(const int32_t *r, size_t i, int16_t *sg)
+{
+#if defined(__SSE2__)
+    __m128i ri = _mm_set1_epi32(r[i]);
+    for (size_t j = 0; j < i; j += 8) {
+        __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(r + j));
+        __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(r + j + 4));
+        /* (ri < rj) - (ri > rj) as masks: -1 - 0 when below, 0 - (-1) when above */
+        __m128i s_lo = _mm_sub_epi32(_mm_cmplt_epi32(ri, lo), _mm_cmpgt_epi32(ri, lo));
+        __m128i s_hi = _mm_sub_epi32(_mm_cmplt_epi32(ri, hi), _mm_cmpgt_epi32(ri, hi));
+        _mm_storeu_si128((__m128i *)(void *)(sg + j), _mm_packs_epi32(s_lo, s_hi));
+    }
+#else
+    int32_t x = r[i];
+    for (size_t j = 0; j < i; j++) sg[j] = (int16_t)((x > r[j]) - (x < r[j]));
+#endif
 }
 
 void compare_tau_b_ranks_all(size_t n, size_t m, const int32_t *const *rank, int16_t *sign,
@@ -126,18 +162,19 @@ void compare_tau_b_ranks_all(size_t n, size_t m, const int32_t *const *rank, int
     int64_t s[R * R] = {0}, ties[R] = {0};
     /* The signs of item i against each earlier item, per ranking, are laid
      * one item after the other in a block; a full block's products are
-     * summed at once. The sums are integers: their order does not matter. */
+     * summed at once. Each item's row is written eight signs at a time: the
+     * extra ones are overwritten by the next row, or lie past the block's
+     * end. The sums are integers: their order does not matter. */
     size_t len = 0;
     for (size_t i = 1; i < n; i++) {
-        if (len + i > COMPARE_TAU_BLOCK) tau_flush(m, len, sign, s, ties), len = 0;
-        for (size_t a = 0; a < m; a++) {
-            const int32_t *r = rank[a];
-            int16_t *sg = sign + a * COMPARE_TAU_BLOCK + len;
-            int32_t ri = r[i];
-            for (size_t j = 0; j < i; j++) sg[j] = (int16_t)((ri > r[j]) - (ri < r[j]));
+        if (len + i > COMPARE_TAU_BLOCK) {
+            for (size_t a = 0; a < m; a++) memset(sign + a * COMPARE_TAU_STRIDE + len, 0, 8 * sizeof *sign);
+            tau_flush(m, len, sign, s, ties), len = 0;
         }
+        for (size_t a = 0; a < m; a++) signs_against_earlier(rank[a], i, sign + a * COMPARE_TAU_STRIDE + len);
         len += i;
     }
+    for (size_t a = 0; a < m; a++) memset(sign + a * COMPARE_TAU_STRIDE + len, 0, 8 * sizeof *sign);
     tau_flush(m, len, sign, s, ties);
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++)

@@ -105,8 +105,8 @@ static void test_tau_b_all(void **state)
     (void)state;
     test_rng rng = test_rng_seeded("test_tau_b_all", 15);
     enum { N = COMPARE_TAU_BLOCK + 1, R = COMPARE_RANKINGS_MAX };
-    static int32_t rank[R][N];
-    static int16_t sign[R * COMPARE_TAU_BLOCK];
+    static int32_t rank[R][N + COMPARE_TAU_PAD];
+    static int16_t sign[R * COMPARE_TAU_STRIDE];
     static double tau[R * R], x[N], y[N];
     /* Groups of up to 120 items (the signs of up to 7 blocks), then the
      * largest the blocks take, with three rankings (the reference is slow). */
