@@ -187,7 +187,9 @@ static ratio cross_divisor(datum_divisor divisor, size_t t, size_t real)
 static void cross_gathered(const datum_method *m, size_t first, size_t n, size_t nr, scratch *s,
                            double *ns_raw, double *ns_avg, int32_t *terms)
 {
-    for (size_t i = first; i < first + n; i++) {
+    /* Rows without a figure: the adjusted ones, or all of a lone result's
+     * (with every row real and compared, each is written below). */
+    for (size_t i = first; (nr < n || nr < 2) && i < first + n; i++) {
         ns_raw[i] = ns_avg[i] = NAN;
         terms[i] = 0;
     }

@@ -399,8 +399,9 @@ enum { EXTREMES_MAX = 4 };
  * k' <= k. Each end is kept sorted by compare-exchanges without branches:
  * sorting whole fields was the engine's largest cost, and only the ends
  * matter. */
-static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, int32_t *lo,
-                         int32_t *hi)
+static inline __attribute__((always_inline)) void extreme_sums_k(const int32_t *s, size_t n,
+                                                                 size_t k, int64_t *total,
+                                                                 int32_t *lo, int32_t *hi)
 {
     int64_t sum = 0;
     for (size_t j = 0; j < k; j++) {
@@ -419,6 +420,20 @@ static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, i
         }
     }
     *total = sum;
+}
+
+static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, int32_t *lo,
+                         int32_t *hi)
+{
+    /* The usual depths with k a constant: the ends in registers, the inner
+     * loop unrolled (a loop of one or two steps per score cost more than
+     * the steps). The same operations. */
+    switch (k) {
+    case 0: extreme_sums_k(s, n, 0, total, lo, hi); break;
+    case 1: extreme_sums_k(s, n, 1, total, lo, hi); break;
+    case 2: extreme_sums_k(s, n, 2, total, lo, hi); break;
+    default: extreme_sums_k(s, n, k, total, lo, hi); break;
+    }
 }
 
 /* The sums of the k smallest and k largest of extreme_sums (2k < n, so that

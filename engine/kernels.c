@@ -110,21 +110,21 @@ static void cross_wbf_counting(const int32_t *scores, size_t n, int mult, int32_
     }
 }
 
-/* Raw WBF cross-IMPs (before halving) of a small field by direct
- * comparison: each pair of scores once, its IMPs added to one and taken from
- * the other (the table is odd), in integers (total[] holds n). */
-static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int32_t *total,
-                             double *raw)
+/* cross_wbf_direct's comparisons, the differences clamped to the table or
+ * (clamp 0) known to lie in it. */
+static inline __attribute__((always_inline)) void cross_wbf_pairs(const int32_t *scores, size_t n,
+                                                                  int64_t mult, int32_t *total,
+                                                                  int clamp)
 {
     const int8_t *imp = datum_imp_by_point(); /* signed: no branch, signs alternate */
-    if (n == 0) return;
+#define CROSS_AT(x) imp[clamp ? datum_point_clamp(x) : (x)]
     /* The first score's comparisons set the others' totals: no zeroing pass
      * (the compiler makes one of rep stos, whose start-up cost more than
      * the comparisons of a field of nine). */
     int64_t first = scores[0];
     int32_t own0 = 0;
     for (size_t k = 1; k < n; k++) {
-        int32_t imps = imp[datum_point_clamp(mult * (first - scores[k]))];
+        int32_t imps = CROSS_AT(mult * (first - scores[k]));
         own0 += imps;
         total[k] = -imps;
     }
@@ -133,12 +133,31 @@ static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int3
         int64_t s = scores[i];
         int32_t own = total[i];
         for (size_t k = i + 1; k < n; k++) {
-            int32_t imps = imp[datum_point_clamp(mult * (s - scores[k]))];
+            int32_t imps = CROSS_AT(mult * (s - scores[k]));
             own += imps;
             total[k] -= imps;
         }
         total[i] = own;
     }
+#undef CROSS_AT
+}
+
+/* Raw WBF cross-IMPs (before halving) of a small field by direct
+ * comparison: each pair of scores once, its IMPs added to one and taken from
+ * the other (the table is odd), in integers (total[] holds n). When the
+ * field's scores lie within the table's reach of each other (nearly always),
+ * no difference needs its clamp. */
+static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int32_t *total,
+                             double *raw)
+{
+    if (n == 0) return;
+    int32_t lo = scores[0], hi = scores[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = scores[i] < lo ? scores[i] : lo;
+        hi = scores[i] > hi ? scores[i] : hi;
+    }
+    if (mult * ((int64_t)hi - lo) <= DATUM_IMP_BY_POINT_MAX) cross_wbf_pairs(scores, n, mult, total, 0);
+    else cross_wbf_pairs(scores, n, mult, total, 1);
     for (size_t i = 0; i < n; i++) raw[i] = (double)total[i];
 }
 

@@ -105,31 +105,44 @@ double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y)
  * sign, zeros after them up to a multiple of 8) added to s, and each
  * ranking's ties to ties: one dot product of len 16-bit lanes per two
  * rankings, long enough to fill vector registers whatever the group's size.
- * A ranking's ties are its zero signs: len minus the sum of the squares. */
+ * A ranking's ties are its zero signs: len minus the sum of its squares. */
 static void tau_flush(size_t m, size_t len, const int16_t *sign, int64_t *s, int64_t *ties)
 {
     enum { R = COMPARE_RANKINGS_MAX };
     for (size_t a = 0; a < m; a++) {
         const int16_t *x = sign + a * COMPARE_TAU_STRIDE;
+#if defined(__SSE2__)
+        /* Ranking a against four rankings b at a time (itself first): each
+         * eight of a's signs loaded once for the four products (pmaddwd:
+         * eight products summed by twos into four 32-bit lanes, |sum| <= len);
+         * the zeros after len add nothing. Past m, a's own row again. */
+        for (size_t b = a; b < m; b += 4) {
+            const int16_t *y[4];
+            for (int u = 0; u < 4; u++) y[u] = sign + (b + u < m ? b + u : a) * COMPARE_TAU_STRIDE;
+            __m128i acc[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
+                              _mm_setzero_si128()};
+            for (size_t j = 0; j < len; j += 8) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(x + j));
+                for (int u = 0; u < 4; u++)
+                    acc[u] = _mm_add_epi32(acc[u], _mm_madd_epi16(v, _mm_loadu_si128((const __m128i *)(const void *)(y[u] + j))));
+            }
+            for (int u = 0; u < 4 && b + u < m; u++) {
+                __m128i t = _mm_add_epi32(acc[u], _mm_shuffle_epi32(acc[u], _MM_SHUFFLE(1, 0, 3, 2)));
+                t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
+                int32_t dot = _mm_cvtsi128_si32(t);
+                if (b + u == a) ties[a] += (int64_t)len - dot; /* signs are -1, 0 or 1 */
+                else s[a * R + b + u] += dot;
+            }
+        }
+#else
         for (size_t b = a; b < m; b++) {
             const int16_t *y = sign + b * COMPARE_TAU_STRIDE;
             int32_t dot = 0; /* |dot| <= len: no overflow */
-#if defined(__SSE2__)
-            /* Eight products at a time, summed by pairs into four lanes
-             * (pmaddwd): the zeros after len add nothing. */
-            __m128i acc = _mm_setzero_si128();
-            for (size_t j = 0; j < len; j += 8)
-                acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_loadu_si128((const __m128i *)(const void *)(x + j)),
-                                                        _mm_loadu_si128((const __m128i *)(const void *)(y + j))));
-            acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, _MM_SHUFFLE(1, 0, 3, 2)));
-            acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, _MM_SHUFFLE(2, 3, 0, 1)));
-            dot = _mm_cvtsi128_si32(acc);
-#else
             for (size_t j = 0; j < len; j++) dot += x[j] * y[j];
-#endif
             if (b == a) ties[a] += (int64_t)len - dot; /* signs are -1, 0 or 1 */
             else s[a * R + b] += dot;
         }
+#endif
     }
 }
 
