@@ -135,6 +135,17 @@ static void butler_rows(const datum_method *m, const datum_fields *in, int64_t f
                        ew_imps + first);
 }
 
+/* butler_rows, the scores of the field's n rows known to lie in [lo, hi]. */
+static void butler_rows_within(const datum_method *m, const datum_fields *in, int64_t f,
+                               size_t first, size_t n, size_t nr, datum_value d, int32_t lo,
+                               int32_t hi, double *datum, double *ns_imps, double *ew_imps)
+{
+    const uint8_t *adj = in->adjusted && nr < n ? in->adjusted + first : NULL;
+    datum[f] = datum_value_double(d);
+    datum_field_butler_within(&m->scale, &m->award, in->ns_score + first, adj, n, d, lo, hi,
+                              ns_imps + first, ew_imps + first);
+}
+
 /* Butler of method m on field f whose real scores are gathered in s (nr of them). */
 static void butler_gathered(const datum_method *m, const datum_fields *in, int64_t f, size_t first,
                             size_t n, size_t nr, scratch *s, double *datum, double *ns_imps,
@@ -238,6 +249,16 @@ static void many_field(const void *arg, int64_t f, size_t first, size_t n, scrat
         const datum_field_kernel *k = &job->k[i];
         if (k->cross) cross_gathered(k->m, first, n, nr, s, k->a, k->b, k->terms);
     }
+    /* The range of the field's scores when every row is real (their copy in
+     * s->real), for the Butler rows: nothing known otherwise. */
+    int32_t lo = INT32_MIN, hi = INT32_MAX;
+    if (nr == n && n > 0) {
+        lo = hi = s->real[0];
+        for (size_t i = 1; i < n; i++) {
+            lo = s->real[i] < lo ? s->real[i] : lo;
+            hi = s->real[i] > hi ? s->real[i] : hi;
+        }
+    }
     /* The Butler methods' datums by groups, the field's sum and extremes
      * found once per group; then each method's rows. */
     for (size_t i = 0; i < job->count;) {
@@ -249,8 +270,8 @@ static void many_field(const void *arg, int64_t f, size_t first, size_t n, scrat
             if (!job->k[i].cross) butler[nb] = &job->k[i], rule[nb++] = &job->k[i].m->rule;
         if (nb) datum_field_datums(nb, rule, s->real, nr, s->work, d);
         for (size_t b = 0; b < nb; b++)
-            butler_rows(butler[b]->m, job->in, f, first, n, nr, d[b], butler[b]->datum, butler[b]->a,
-                        butler[b]->b);
+            butler_rows_within(butler[b]->m, job->in, f, first, n, nr, d[b], lo, hi,
+                               butler[b]->datum, butler[b]->a, butler[b]->b);
     }
 }
 

@@ -45,30 +45,56 @@ void datum_adjusted_award(const datum_adjusted_imps *award, int code, double *ns
 /* ------------------------------------------------------------------------ */
 /* Butler                                                                    */
 
-void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *award,
-                        const int32_t *scores, const uint8_t *adjusted, size_t n,
-                        datum_value d, double *ns_imps, double *ew_imps)
+/* The WBF IMPs of rows 0..n-1 against the whole datum num, the differences
+ * clamped to the table or (clamp 0) known to lie in it. */
+static inline __attribute__((always_inline)) void butler_wbf_rows(const datum_scale *scale,
+                                                                  const int32_t *scores, size_t n,
+                                                                  int64_t num, double *ns_imps,
+                                                                  double *ew_imps, int clamp)
+{
+    int64_t mult = scale->doubled ? 2 : 1;
+    double unit = scale->halved ? 0.5 : 1.0;
+    /* signed: no branch on the side; bytes: a table of doubles would not
+     * stay in the first-level cache beside the others */
+    const int8_t *imp = datum_imp_by_point();
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = mult * ((int64_t)scores[i] - num);
+        double v = unit * (double)imp[clamp ? datum_point_clamp(x) : x];
+        ns_imps[i] = v;       /* (double)0 is +0, never -0 */
+        ew_imps[i] = 0.0 - v; /* unit * -IMPs: the same, +0 at 0 */
+    }
+}
+
+void datum_field_butler_within(const datum_scale *scale, const datum_adjusted_imps *award,
+                               const int32_t *scores, const uint8_t *adjusted, size_t n,
+                               datum_value d, int32_t lo, int32_t hi, double *ns_imps,
+                               double *ew_imps)
 {
     /* Every row is converted as if real (an adjusted row's score is ignored,
      * whatever it holds), then the adjusted rows get their awards: the
      * conversion loop carries no test of its own. */
     if (d.den == 1 && scale->kind == DATUM_SCALE_WBF) {
-        /* A rounded datum on the WBF scale, the common case: the band comes
-         * from a division by a constant, which compiles to a multiplication. */
-        int64_t mult = scale->doubled ? 2 : 1;
-        double unit = scale->halved ? 0.5 : 1.0;
-        const int8_t *imp = datum_imp_by_point(); /* signed: no branch on the side */
-        for (size_t i = 0; i < n; i++) {
-            int imps = imp[datum_point_clamp(mult * ((int64_t)scores[i] - d.num))];
-            ns_imps[i] = unit * (double)imps; /* (double)0 is +0, never -0 */
-            ew_imps[i] = unit * (double)-imps;
-        }
+        /* A rounded datum on the WBF scale, the common case: one load from
+         * the table by point per row. */
+        int64_t reach = DATUM_IMP_BY_POINT_MAX / (scale->doubled ? 2 : 1);
+        if ((int64_t)hi - d.num <= reach && d.num - (int64_t)lo <= reach)
+            butler_wbf_rows(scale, scores, n, d.num, ns_imps, ew_imps, 0);
+        else
+            butler_wbf_rows(scale, scores, n, d.num, ns_imps, ew_imps, 1);
     } else if (d.den != 0) { /* den == 0: no datum, every row is adjusted */
         datum_imp_ratio_rows(scale, scores, n, d.num, d.den, ns_imps, ew_imps);
     }
     for (size_t i = 0; adjusted && i < n; i++)
         if (adjusted[i] != DATUM_ADJ_NONE)
             datum_adjusted_award(award, adjusted[i], &ns_imps[i], &ew_imps[i]);
+}
+
+void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *award,
+                        const int32_t *scores, const uint8_t *adjusted, size_t n,
+                        datum_value d, double *ns_imps, double *ew_imps)
+{
+    datum_field_butler_within(scale, award, scores, adjusted, n, d, INT32_MIN, INT32_MAX, ns_imps,
+                              ew_imps);
 }
 
 /* ------------------------------------------------------------------------ */
