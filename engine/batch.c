@@ -59,8 +59,12 @@ static scratch *scratch_alloc(datum_ctx *ctx, int count, size_t max_n)
 }
 
 /* Gathers the real scores of rows [0, n) into s->real / s->where; returns
- * how many there are. */
-static size_t gather_real(const int32_t *score, const uint8_t *adjusted, size_t n, scratch *s)
+ * how many there are. With range, *lo and *hi receive the least and the
+ * greatest score of all n rows (n > 0), adjusted ones included. */
+static inline __attribute__((always_inline)) size_t gather(const int32_t *score,
+                                                           const uint8_t *adjusted, size_t n,
+                                                           scratch *s, int range, int32_t *lo,
+                                                           int32_t *hi)
 {
     /* Every row written, the next slot taken when it is real: no branch,
      * and the arrays in registers (s->real and s->where were read again
@@ -68,16 +72,27 @@ static size_t gather_real(const int32_t *score, const uint8_t *adjusted, size_t 
     int32_t *real = s->real;
     uint32_t *where = s->where;
     size_t m = 0;
+    int32_t low = range ? score[0] : 0, high = low;
+#define RANGE(v) (low = range && (v) < low ? (v) : low, high = range && (v) > high ? (v) : high)
     if (!adjusted) {
-        for (size_t i = 0; i < n; i++) real[i] = score[i], where[i] = (uint32_t)i;
-        return n;
+        for (size_t i = 0; i < n; i++) real[i] = score[i], where[i] = (uint32_t)i, RANGE(score[i]);
+        m = n;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            real[m] = score[i];
+            where[m] = (uint32_t)i;
+            RANGE(score[i]);
+            m += adjusted[i] == DATUM_ADJ_NONE;
+        }
     }
-    for (size_t i = 0; i < n; i++) {
-        real[m] = score[i];
-        where[m] = (uint32_t)i;
-        m += adjusted[i] == DATUM_ADJ_NONE;
-    }
+#undef RANGE
+    if (range) *lo = low, *hi = high;
     return m;
+}
+
+static size_t gather_real(const int32_t *score, const uint8_t *adjusted, size_t n, scratch *s)
+{
+    return gather(score, adjusted, n, s, 0, NULL, NULL);
 }
 
 static int check_method(datum_ctx *ctx, const datum_method *m)
@@ -244,20 +259,12 @@ static void many_field(const void *arg, int64_t f, size_t first, size_t n, scrat
 {
     const many_t *job = arg;
     const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
-    size_t nr = gather_real(job->in->ns_score + first, adj, n, s);
+    /* The range of all the field's scores, for the Butler rows. */
+    int32_t lo = INT32_MIN, hi = INT32_MAX;
+    size_t nr = n ? gather(job->in->ns_score + first, adj, n, s, 1, &lo, &hi) : 0;
     for (size_t i = 0; i < job->count; i++) {
         const datum_field_kernel *k = &job->k[i];
         if (k->cross) cross_gathered(k->m, first, n, nr, s, k->a, k->b, k->terms);
-    }
-    /* The range of the field's scores when every row is real (their copy in
-     * s->real), for the Butler rows: nothing known otherwise. */
-    int32_t lo = INT32_MIN, hi = INT32_MAX;
-    if (nr == n && n > 0) {
-        lo = hi = s->real[0];
-        for (size_t i = 1; i < n; i++) {
-            lo = s->real[i] < lo ? s->real[i] : lo;
-            hi = s->real[i] > hi ? s->real[i] : hi;
-        }
     }
     /* The Butler methods' datums by groups, the field's sum and extremes
      * found once per group; then each method's rows. */
