@@ -209,9 +209,10 @@ static ratio cross_divisor(datum_divisor divisor, size_t t, size_t real)
 }
 
 /* Cross-IMPs of method m on field f (rows first .. first + n - 1) whose real
- * scores are gathered in s (nr of them, s->where their rows). */
+ * scores are gathered in s (nr of them, s->where their rows), within [lo, hi]
+ * (INT32_MIN, INT32_MAX: not known). */
 static void cross_gathered(const datum_method *m, size_t first, size_t n, size_t nr, scratch *s,
-                           double *ns_raw, double *ns_avg, int32_t *terms)
+                           int32_t lo, int32_t hi, double *ns_raw, double *ns_avg, int32_t *terms)
 {
     /* Rows without a figure: the adjusted ones, or all of a lone result's
      * (with every row real and compared, each is written below). */
@@ -220,7 +221,8 @@ static void cross_gathered(const datum_method *m, size_t first, size_t n, size_t
         terms[i] = 0;
     }
     if (nr < 2) return; /* a lone result has nothing to be compared with */
-    datum_field_cross(&m->scale, s->real, nr, s->work, s->raw);
+    if (lo == INT32_MIN && hi == INT32_MAX) datum_field_cross(&m->scale, s->real, nr, s->work, s->raw);
+    else datum_field_cross_within(&m->scale, s->real, nr, lo, hi, s->work, s->raw);
     ratio d = cross_divisor(m->cross_divisor, n, nr);
     for (size_t j = 0; j < nr; j++) {
         size_t row = first + s->where[j];
@@ -235,7 +237,7 @@ static void cross_field(const void *arg, int64_t f, size_t first, size_t n, scra
     const job_t *job = arg;
     const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
     size_t nr = gather_real(job->in->ns_score + first, adj, n, s);
-    cross_gathered(job->m, first, n, nr, s, job->ns_raw, job->ns_avg, job->terms);
+    cross_gathered(job->m, first, n, nr, s, INT32_MIN, INT32_MAX, job->ns_raw, job->ns_avg, job->terms);
 }
 
 int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
@@ -264,7 +266,7 @@ static void many_field(const void *arg, int64_t f, size_t first, size_t n, scrat
     size_t nr = n ? gather(job->in->ns_score + first, adj, n, s, 1, &lo, &hi) : 0;
     for (size_t i = 0; i < job->count; i++) {
         const datum_field_kernel *k = &job->k[i];
-        if (k->cross) cross_gathered(k->m, first, n, nr, s, k->a, k->b, k->terms);
+        if (k->cross) cross_gathered(k->m, first, n, nr, s, lo, hi, k->a, k->b, k->terms);
     }
     /* The Butler methods' datums by groups, the field's sum and extremes
      * found once per group; then each method's rows. */

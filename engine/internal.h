@@ -41,6 +41,11 @@ void datum_field_butler_within(const datum_scale *scale, const datum_adjusted_im
                                const int32_t *scores, const uint8_t *adjusted, size_t n,
                                datum_value d, int32_t lo, int32_t hi, double *ns_imps,
                                double *ew_imps);
+/* datum_field_cross, the n scores known to lie in [lo, hi]: a small WBF
+ * field whose scores lie within the IMP table's reach of each other compares
+ * them without a clamp. The same figures. */
+void datum_field_cross_within(const datum_scale *scale, const int32_t *scores, size_t n,
+                              int32_t lo, int32_t hi, int32_t *work, double *raw);
 /* The band's lower boundary (band 0..23 -> 15..3995). */
 int datum_wbf_boundary(int band);
 

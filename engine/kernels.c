@@ -171,30 +171,25 @@ static inline __attribute__((always_inline)) void cross_wbf_pairs(const int32_t 
 /* Raw WBF cross-IMPs (before halving) of a small field by direct
  * comparison: each pair of scores once, its IMPs added to one and taken from
  * the other (the table is odd), in integers (total[] holds n). When the
- * field's scores lie within the table's reach of each other (nearly always),
- * no difference needs its clamp. */
-static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int32_t *total,
-                             double *raw)
+ * field's scores lie within the table's reach of each other (lo and hi bound
+ * them: nearly always), no difference needs its clamp. */
+static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int32_t lo,
+                             int32_t hi, int32_t *total, double *raw)
 {
     if (n == 0) return;
-    int32_t lo = scores[0], hi = scores[0];
-    for (size_t i = 1; i < n; i++) {
-        lo = scores[i] < lo ? scores[i] : lo;
-        hi = scores[i] > hi ? scores[i] : hi;
-    }
     if (mult * ((int64_t)hi - lo) <= DATUM_IMP_BY_POINT_MAX) cross_wbf_pairs(scores, n, mult, total, 0);
     else cross_wbf_pairs(scores, n, mult, total, 1);
     for (size_t i = 0; i < n; i++) raw[i] = (double)total[i];
 }
 
-void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n,
-                       int32_t *work, double *raw)
+void datum_field_cross_within(const datum_scale *scale, const int32_t *scores, size_t n,
+                              int32_t lo, int32_t hi, int32_t *work, double *raw)
 {
     if (scale->kind == DATUM_SCALE_WBF) {
         /* Whole IMPs (halves when halved) add exactly in any order: the same
          * figures as the generic loop below, bit for bit. */
         if (n > CROSS_DIRECT_MAX) cross_wbf_counting(scores, n, scale->doubled ? 2 : 1, work, raw);
-        else cross_wbf_direct(scores, n, scale->doubled ? 2 : 1, work, raw);
+        else cross_wbf_direct(scores, n, scale->doubled ? 2 : 1, lo, hi, work, raw);
         if (scale->halved)
             for (size_t i = 0; i < n; i++) raw[i] *= 0.5;
         return;
@@ -205,6 +200,20 @@ void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n
             if (k != i) total += datum_imp_ratio(scale, (int64_t)scores[i] - scores[k], 1);
         raw[i] = total + 0.0; /* +0.0 turns a -0 sum into 0 */
     }
+}
+
+void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n,
+                       int32_t *work, double *raw)
+{
+    /* The scores' range, for the direct comparisons of a small WBF field:
+     * one pass, cheaper than a clamp per pair. */
+    int32_t lo = n ? scores[0] : 0, hi = lo;
+    if (scale->kind == DATUM_SCALE_WBF && n <= CROSS_DIRECT_MAX)
+        for (size_t i = 1; i < n; i++) {
+            lo = scores[i] < lo ? scores[i] : lo;
+            hi = scores[i] > hi ? scores[i] : hi;
+        }
+    datum_field_cross_within(scale, scores, n, lo, hi, work, raw);
 }
 
 /* ------------------------------------------------------------------------ */
