@@ -146,9 +146,63 @@ static void tau_flush(size_t m, size_t len, const int16_t *sign, int64_t *s, int
     }
 }
 
+/* tau_flush and signs_against_earlier for AVX2 (sixteen lanes an
+ * instruction), where GCC can build them, chosen at run time: the same
+ * integer sums. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+#define TAU_AVX2 1
+
+__attribute__((target("avx2"))) static void tau_flush_avx2(size_t m, size_t len, const int16_t *sign,
+                                                           int64_t *s, int64_t *ties)
+{
+    enum { R = COMPARE_RANKINGS_MAX };
+    for (size_t a = 0; a < m; a++) {
+        const int16_t *x = sign + a * COMPARE_TAU_STRIDE;
+        for (size_t b = a; b < m; b += 4) {
+            const int16_t *y[4];
+            for (int u = 0; u < 4; u++) y[u] = sign + (b + u < m ? b + u : a) * COMPARE_TAU_STRIDE;
+            __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                              _mm256_setzero_si256()};
+            for (size_t j = 0; j < len; j += 16) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(x + j));
+                for (int u = 0; u < 4; u++)
+                    acc[u] = _mm256_add_epi32(acc[u], _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i *)(const void *)(y[u] + j))));
+            }
+            for (int u = 0; u < 4 && b + u < m; u++) {
+                __m128i t = _mm_add_epi32(_mm256_castsi256_si128(acc[u]), _mm256_extracti128_si256(acc[u], 1));
+                t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(1, 0, 3, 2)));
+                t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
+                int32_t dot = _mm_cvtsi128_si32(t);
+                if (b + u == a) ties[a] += (int64_t)len - dot;
+                else s[a * R + b + u] += dot;
+            }
+        }
+    }
+}
+
+__attribute__((target("avx2"))) static void signs_against_earlier_avx2(const int32_t *r, size_t i,
+                                                                       int16_t *sg)
+{
+    __m256i ri = _mm256_set1_epi32(r[i]);
+    for (size_t j = 0; j < i; j += 16) {
+        __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)(r + j));
+        __m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)(r + j + 8));
+        /* (rj > ri) - (ri > rj) as masks: 0 - (-1) when ri is above */
+        __m256i s_lo = _mm256_sub_epi32(_mm256_cmpgt_epi32(lo, ri), _mm256_cmpgt_epi32(ri, lo));
+        __m256i s_hi = _mm256_sub_epi32(_mm256_cmpgt_epi32(hi, ri), _mm256_cmpgt_epi32(ri, hi));
+        /* the pack works by 128-bit halves: its quarters back in order */
+        __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(s_lo, s_hi), _MM_SHUFFLE(3, 1, 2, 0));
+        _mm256_storeu_si256((__m256i *)(void *)(sg + j), p);
+    }
+}
+#else
+#define TAU_AVX2 0
+#endif
+
 /* The signs of item i's rank against those of items 0 .. i-1 (r[i] > r[j]:
  * 1, equal: 0, below: -1) into sg[0 .. i), and whatever into sg[i .. i+7)
- * and from r[i+1 .. i+7): eight at a time with no remainder loop (the rows
+ * from r[i+1 .. i+7): eight at a time with no remainder loop (the rows
  * are short: a remainder cost more than the vector part). */
 static void signs_against_earlier(const int32_t *r, size_t i, int16_t *sg)
 {
@@ -171,24 +225,42 @@ static void signs_against_earlier(const int32_t *r, size_t i, int16_t *sg)
 void compare_tau_b_ranks_all(size_t n, size_t m, const int32_t *const *rank, int16_t *sign,
                              double *tau)
 {
+#if TAU_AVX2
+    compare_tau_b_ranks_all_on(n, m, rank, sign, tau, __builtin_cpu_supports("avx2"));
+#else
+    compare_tau_b_ranks_all_on(n, m, rank, sign, tau, 0);
+#endif
+}
+
+void compare_tau_b_ranks_all_on(size_t n, size_t m, const int32_t *const *rank, int16_t *sign,
+                                double *tau, int avx2)
+{
     enum { R = COMPARE_RANKINGS_MAX };
     int64_t s[R * R] = {0}, ties[R] = {0};
     /* The signs of item i against each earlier item, per ranking, are laid
      * one item after the other in a block; a full block's products are
-     * summed at once. Each item's row is written eight signs at a time: the
-     * extra ones are overwritten by the next row, or lie past the block's
-     * end. The sums are integers: their order does not matter. */
+     * summed at once. Each item's row is written eight (AVX2: sixteen) signs
+     * at a time: the extra ones are overwritten by the next row, or lie past
+     * the block's end, where the flush reads zeros. The sums are integers:
+     * their order does not matter. */
+    void (*flush)(size_t, size_t, const int16_t *, int64_t *, int64_t *) = tau_flush;
+    void (*signs)(const int32_t *, size_t, int16_t *) = signs_against_earlier;
+#if TAU_AVX2
+    if (avx2) flush = tau_flush_avx2, signs = signs_against_earlier_avx2;
+#else
+    (void)avx2;
+#endif
     size_t len = 0;
     for (size_t i = 1; i < n; i++) {
         if (len + i > COMPARE_TAU_BLOCK) {
-            for (size_t a = 0; a < m; a++) memset(sign + a * COMPARE_TAU_STRIDE + len, 0, 8 * sizeof *sign);
-            tau_flush(m, len, sign, s, ties), len = 0;
+            for (size_t a = 0; a < m; a++) memset(sign + a * COMPARE_TAU_STRIDE + len, 0, 16 * sizeof *sign);
+            flush(m, len, sign, s, ties), len = 0;
         }
-        for (size_t a = 0; a < m; a++) signs_against_earlier(rank[a], i, sign + a * COMPARE_TAU_STRIDE + len);
+        for (size_t a = 0; a < m; a++) signs(rank[a], i, sign + a * COMPARE_TAU_STRIDE + len);
         len += i;
     }
-    for (size_t a = 0; a < m; a++) memset(sign + a * COMPARE_TAU_STRIDE + len, 0, 8 * sizeof *sign);
-    tau_flush(m, len, sign, s, ties);
+    for (size_t a = 0; a < m; a++) memset(sign + a * COMPARE_TAU_STRIDE + len, 0, 16 * sizeof *sign);
+    flush(m, len, sign, s, ties);
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++)
             tau[a * m + b] = tau[b * m + a] = tau_b_of(n, s[a * R + b], ties[a], ties[b]);
