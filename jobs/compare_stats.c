@@ -101,6 +101,20 @@ double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y)
     return tau_b_of(n, s, tx, ty);
 }
 
+#if defined(__SSE2__)
+/* The dot product of rankings a <= b, four 32-bit lanes t to be summed, into
+ * s (a < b) or a's ties (a == b: len minus the sum of its squares, signs
+ * being -1, 0 or 1). */
+static inline void tau_add_lanes(__m128i t, size_t a, size_t b, size_t len, int64_t *s, int64_t *ties)
+{
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(1, 0, 3, 2)));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
+    int32_t dot = _mm_cvtsi128_si32(t);
+    if (b == a) ties[a] += (int64_t)len - dot;
+    else s[a * COMPARE_RANKINGS_MAX + b] += dot;
+}
+#endif
+
 /* The sign products of the block's item pairs (len entries per ranking in
  * sign, zeros after them up to a multiple of 8) added to s, and each
  * ranking's ties to ties: one dot product of len 16-bit lanes per two
@@ -126,13 +140,7 @@ static void tau_flush(size_t m, size_t len, const int16_t *sign, int64_t *s, int
                 for (int u = 0; u < 4; u++)
                     acc[u] = _mm_add_epi32(acc[u], _mm_madd_epi16(v, _mm_loadu_si128((const __m128i *)(const void *)(y[u] + j))));
             }
-            for (int u = 0; u < 4 && b + u < m; u++) {
-                __m128i t = _mm_add_epi32(acc[u], _mm_shuffle_epi32(acc[u], _MM_SHUFFLE(1, 0, 3, 2)));
-                t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
-                int32_t dot = _mm_cvtsi128_si32(t);
-                if (b + u == a) ties[a] += (int64_t)len - dot; /* signs are -1, 0 or 1 */
-                else s[a * R + b + u] += dot;
-            }
+            for (int u = 0; u < 4 && b + u < m; u++) tau_add_lanes(acc[u], a, b + u, len, s, ties);
         }
 #else
         for (size_t b = a; b < m; b++) {
@@ -156,7 +164,6 @@ static void tau_flush(size_t m, size_t len, const int16_t *sign, int64_t *s, int
 __attribute__((target("avx2"))) static void tau_flush_avx2(size_t m, size_t len, const int16_t *sign,
                                                            int64_t *s, int64_t *ties)
 {
-    enum { R = COMPARE_RANKINGS_MAX };
     for (size_t a = 0; a < m; a++) {
         const int16_t *x = sign + a * COMPARE_TAU_STRIDE;
         for (size_t b = a; b < m; b += 4) {
@@ -169,14 +176,9 @@ __attribute__((target("avx2"))) static void tau_flush_avx2(size_t m, size_t len,
                 for (int u = 0; u < 4; u++)
                     acc[u] = _mm256_add_epi32(acc[u], _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i *)(const void *)(y[u] + j))));
             }
-            for (int u = 0; u < 4 && b + u < m; u++) {
-                __m128i t = _mm_add_epi32(_mm256_castsi256_si128(acc[u]), _mm256_extracti128_si256(acc[u], 1));
-                t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(1, 0, 3, 2)));
-                t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
-                int32_t dot = _mm_cvtsi128_si32(t);
-                if (b + u == a) ties[a] += (int64_t)len - dot;
-                else s[a * R + b + u] += dot;
-            }
+            for (int u = 0; u < 4 && b + u < m; u++)
+                tau_add_lanes(_mm_add_epi32(_mm256_castsi256_si128(acc[u]), _mm256_extracti128_si256(acc[u], 1)),
+                              a, b + u, len, s, ties);
         }
     }
 }
