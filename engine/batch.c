@@ -59,8 +59,12 @@ static scratch *scratch_alloc(datum_ctx *ctx, int count, size_t max_n)
 }
 
 /* Gathers the real scores of rows [0, n) into s->real / s->where; returns
- * how many there are. */
-static size_t gather_real(const int32_t *score, const uint8_t *adjusted, size_t n, scratch *s)
+ * how many there are. With range, *lo and *hi receive the least and the
+ * greatest score of all n rows (n > 0), adjusted ones included. */
+static inline __attribute__((always_inline)) size_t gather(const int32_t *score,
+                                                           const uint8_t *adjusted, size_t n,
+                                                           scratch *s, int range, int32_t *lo,
+                                                           int32_t *hi)
 {
     /* Every row written, the next slot taken when it is real: no branch,
      * and the arrays in registers (s->real and s->where were read again
@@ -68,16 +72,27 @@ static size_t gather_real(const int32_t *score, const uint8_t *adjusted, size_t 
     int32_t *real = s->real;
     uint32_t *where = s->where;
     size_t m = 0;
+    int32_t low = range ? score[0] : 0, high = low;
+#define RANGE(v) (low = range && (v) < low ? (v) : low, high = range && (v) > high ? (v) : high)
     if (!adjusted) {
-        for (size_t i = 0; i < n; i++) real[i] = score[i], where[i] = (uint32_t)i;
-        return n;
+        for (size_t i = 0; i < n; i++) real[i] = score[i], where[i] = (uint32_t)i, RANGE(score[i]);
+        m = n;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            real[m] = score[i];
+            where[m] = (uint32_t)i;
+            RANGE(score[i]);
+            m += adjusted[i] == DATUM_ADJ_NONE;
+        }
     }
-    for (size_t i = 0; i < n; i++) {
-        real[m] = score[i];
-        where[m] = (uint32_t)i;
-        m += adjusted[i] == DATUM_ADJ_NONE;
-    }
+#undef RANGE
+    if (range) *lo = low, *hi = high;
     return m;
+}
+
+static size_t gather_real(const int32_t *score, const uint8_t *adjusted, size_t n, scratch *s)
+{
+    return gather(score, adjusted, n, s, 0, NULL, NULL);
 }
 
 static int check_method(datum_ctx *ctx, const datum_method *m)
@@ -135,6 +150,17 @@ static void butler_rows(const datum_method *m, const datum_fields *in, int64_t f
                        ew_imps + first);
 }
 
+/* butler_rows, the scores of the field's n rows known to lie in [lo, hi]. */
+static void butler_rows_within(const datum_method *m, const datum_fields *in, int64_t f,
+                               size_t first, size_t n, size_t nr, datum_value d, int32_t lo,
+                               int32_t hi, double *datum, double *ns_imps, double *ew_imps)
+{
+    const uint8_t *adj = in->adjusted && nr < n ? in->adjusted + first : NULL;
+    datum[f] = datum_value_double(d);
+    datum_field_butler_within(&m->scale, &m->award, in->ns_score + first, adj, n, d, lo, hi,
+                              ns_imps + first, ew_imps + first);
+}
+
 /* Butler of method m on field f whose real scores are gathered in s (nr of them). */
 static void butler_gathered(const datum_method *m, const datum_fields *in, int64_t f, size_t first,
                             size_t n, size_t nr, scratch *s, double *datum, double *ns_imps,
@@ -183,16 +209,20 @@ static ratio cross_divisor(datum_divisor divisor, size_t t, size_t real)
 }
 
 /* Cross-IMPs of method m on field f (rows first .. first + n - 1) whose real
- * scores are gathered in s (nr of them, s->where their rows). */
+ * scores are gathered in s (nr of them, s->where their rows), within [lo, hi]
+ * (INT32_MIN, INT32_MAX: not known). */
 static void cross_gathered(const datum_method *m, size_t first, size_t n, size_t nr, scratch *s,
-                           double *ns_raw, double *ns_avg, int32_t *terms)
+                           int32_t lo, int32_t hi, double *ns_raw, double *ns_avg, int32_t *terms)
 {
-    for (size_t i = first; i < first + n; i++) {
+    /* Rows without a figure: the adjusted ones, or all of a lone result's
+     * (with every row real and compared, each is written below). */
+    for (size_t i = first; (nr < n || nr < 2) && i < first + n; i++) {
         ns_raw[i] = ns_avg[i] = NAN;
         terms[i] = 0;
     }
     if (nr < 2) return; /* a lone result has nothing to be compared with */
-    datum_field_cross(&m->scale, s->real, nr, s->work, s->raw);
+    if (lo == INT32_MIN && hi == INT32_MAX) datum_field_cross(&m->scale, s->real, nr, s->work, s->raw);
+    else datum_field_cross_within(&m->scale, s->real, nr, lo, hi, s->work, s->raw);
     ratio d = cross_divisor(m->cross_divisor, n, nr);
     for (size_t j = 0; j < nr; j++) {
         size_t row = first + s->where[j];
@@ -207,7 +237,7 @@ static void cross_field(const void *arg, int64_t f, size_t first, size_t n, scra
     const job_t *job = arg;
     const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
     size_t nr = gather_real(job->in->ns_score + first, adj, n, s);
-    cross_gathered(job->m, first, n, nr, s, job->ns_raw, job->ns_avg, job->terms);
+    cross_gathered(job->m, first, n, nr, s, INT32_MIN, INT32_MAX, job->ns_raw, job->ns_avg, job->terms);
 }
 
 int datum_cross_fields(datum_ctx *ctx, const datum_method *m, const datum_fields *in,
@@ -231,10 +261,12 @@ static void many_field(const void *arg, int64_t f, size_t first, size_t n, scrat
 {
     const many_t *job = arg;
     const uint8_t *adj = job->in->adjusted ? job->in->adjusted + first : NULL;
-    size_t nr = gather_real(job->in->ns_score + first, adj, n, s);
+    /* The range of all the field's scores, for the Butler rows. */
+    int32_t lo = INT32_MIN, hi = INT32_MAX;
+    size_t nr = n ? gather(job->in->ns_score + first, adj, n, s, 1, &lo, &hi) : 0;
     for (size_t i = 0; i < job->count; i++) {
         const datum_field_kernel *k = &job->k[i];
-        if (k->cross) cross_gathered(k->m, first, n, nr, s, k->a, k->b, k->terms);
+        if (k->cross) cross_gathered(k->m, first, n, nr, s, lo, hi, k->a, k->b, k->terms);
     }
     /* The Butler methods' datums by groups, the field's sum and extremes
      * found once per group; then each method's rows. */
@@ -247,8 +279,8 @@ static void many_field(const void *arg, int64_t f, size_t first, size_t n, scrat
             if (!job->k[i].cross) butler[nb] = &job->k[i], rule[nb++] = &job->k[i].m->rule;
         if (nb) datum_field_datums(nb, rule, s->real, nr, s->work, d);
         for (size_t b = 0; b < nb; b++)
-            butler_rows(butler[b]->m, job->in, f, first, n, nr, d[b], butler[b]->datum, butler[b]->a,
-                        butler[b]->b);
+            butler_rows_within(butler[b]->m, job->in, f, first, n, nr, d[b], lo, hi,
+                               butler[b]->datum, butler[b]->a, butler[b]->b);
     }
 }
 

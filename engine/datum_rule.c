@@ -243,14 +243,26 @@ static inline const int8_t *par_row(int32_t score, int64_t d0)
  * SSE2, in 64-bit integers. */
 enum { PAR_SHORT_SUMS_MAX = 1000 };
 
-/* sum[c] = the IMP sum of step w0 + c, c < PAR_WINDOW (w0 + PAR_WINDOW <=
- * PAR_STEPS), in one pass over the scores: one row of kParWindow per score,
- * no sign, no division and one loop exit instead of one per sum. A clamped
- * difference keeps its IMPs (24 at either end) at every step. */
-static void par_window_sums(const int32_t *s, size_t n, int64_t w0, int64_t *sum)
+/* The IMP sums of the window's PAR_WINDOW steps w0 .. w0 + PAR_WINDOW - 1:
+ * in sum16 when every sum fits 16 bits (fields up to PAR_SHORT_SUMS_MAX
+ * scores, with SSE2), else in sum64. */
+typedef struct {
+    int short_sums;
+    int16_t sum16[PAR_WINDOW];
+    int64_t sum64[PAR_WINDOW];
+} par_window;
+
+static inline int64_t par_sum(const par_window *w, int c) { return w->short_sums ? w->sum16[c] : w->sum64[c]; }
+
+/* The sums of the window of w0 (w0 + PAR_WINDOW <= PAR_STEPS), in one pass
+ * over the scores: one row of kParWindow per score, no sign, no division and
+ * one loop exit instead of one per sum. A clamped difference keeps its IMPs
+ * (24 at either end) at every step. */
+static void par_window_sums(const int32_t *s, size_t n, int64_t w0, par_window *w)
 {
     call_once(&kParWindowOnce, build_par_window);
     const int64_t d0 = 10 * (w0 - PAR_ZERO);
+    w->short_sums = 0;
 #if defined(__SSE2__)
     if (n <= PAR_SHORT_SUMS_MAX) { /* a row sign-extended to two vectors of eight lanes */
         _Static_assert(PAR_WINDOW == 16, "one row is one 16-byte vector");
@@ -261,28 +273,37 @@ static void par_window_sums(const int32_t *s, size_t n, int64_t w0, int64_t *sum
             low = _mm_add_epi16(low, _mm_unpacklo_epi8(row, sign));
             high = _mm_add_epi16(high, _mm_unpackhi_epi8(row, sign));
         }
-        int16_t acc[PAR_WINDOW];
-        _mm_storeu_si128((__m128i *)(void *)acc, low);
-        _mm_storeu_si128((__m128i *)(void *)(acc + 8), high);
-        for (int c = 0; c < PAR_WINDOW; c++) sum[c] = acc[c];
-    } else
-#endif
-    {
-        int64_t acc[PAR_WINDOW] = {0};
-        for (size_t i = 0; i < n; i++) {
-            const int8_t *row = par_row(s[i], d0);
-            for (int c = 0; c < PAR_WINDOW; c++) acc[c] += row[c];
-        }
-        for (int c = 0; c < PAR_WINDOW; c++) sum[c] = acc[c];
+        _mm_storeu_si128((__m128i *)(void *)w->sum16, low);
+        _mm_storeu_si128((__m128i *)(void *)(w->sum16 + 8), high);
+        w->short_sums = 1;
+        return;
     }
+#endif
+    int64_t acc[PAR_WINDOW] = {0};
+    for (size_t i = 0; i < n; i++) {
+        const int8_t *row = par_row(s[i], d0);
+        for (int c = 0; c < PAR_WINDOW; c++) acc[c] += row[c];
+    }
+    for (int c = 0; c < PAR_WINDOW; c++) w->sum64[c] = acc[c];
 }
 
-/* How many of sum[0..PAR_WINDOW) are above t: the sums do not increase, so
+/* How many of the window's sums are above t: the sums do not increase, so
  * they are the first ones (counted without a branch). */
-static int par_above(const int64_t *sum, int64_t t)
+static int par_above(const par_window *w, int64_t t)
 {
+#if defined(__SSE2__)
+    /* |t| <= 24 n + 1 fits 16 bits beside the sums: the first ones above
+     * t are the low bits of a mask, counted as its trailing ones. */
+    if (w->short_sums) {
+        __m128i tt = _mm_set1_epi16((int16_t)t);
+        __m128i low = _mm_cmpgt_epi16(_mm_loadu_si128((const __m128i *)(const void *)w->sum16), tt);
+        __m128i high = _mm_cmpgt_epi16(_mm_loadu_si128((const __m128i *)(const void *)(w->sum16 + 8)), tt);
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(low, high));
+        return __builtin_ctz(~mask); /* bit 16 of ~mask is set: never zero */
+    }
+#endif
     int count = 0;
-    for (int c = 0; c < PAR_WINDOW; c++) count += sum[c] > t;
+    for (int c = 0; c < PAR_WINDOW; c++) count += w->sum64[c] > t;
     return count;
 }
 
@@ -296,27 +317,28 @@ static int64_t par_datum(const int32_t *s, size_t n, int64_t total)
      * call to round(). */
     double guess = (double)total / (double)n / 10.0 + PAR_ZERO + 0.5;
     int64_t from = guess < 0 ? 0 : guess > PAR_STEPS - 1 ? PAR_STEPS - 1 : (int64_t)guess;
-    int64_t w0 = from - PAR_BEHIND, sum[PAR_WINDOW];
+    int64_t w0 = from - PAR_BEHIND;
+    par_window w;
     w0 = w0 < 0 ? 0 : w0 > PAR_STEPS - PAR_WINDOW ? PAR_STEPS - PAR_WINDOW : w0;
-    par_window_sums(s, n, w0, sum);
+    par_window_sums(s, n, w0, &w);
     const int64_t last = w0 + PAR_WINDOW - 1;
     const int at_start = w0 == 0, at_end = last == PAR_STEPS - 1; /* nothing beyond */
-    int c = par_above(sum, 0);
+    int c = par_above(&w, 0);
     /* j0, the first step with a sum <= 0, before the window or after it. */
-    if (c == 0 && !at_start) return par_searched(s, n, w0, sum[0]);
-    if (c == PAR_WINDOW && !at_end) return par_searched(s, n, last, sum[PAR_WINDOW - 1]);
+    if (c == 0 && !at_start) return par_searched(s, n, w0, par_sum(&w, 0));
+    if (c == PAR_WINDOW && !at_end) return par_searched(s, n, last, par_sum(&w, PAR_WINDOW - 1));
     int64_t j0 = w0 + c;
-    int64_t above = c > 0 ? sum[c - 1] : INT64_MAX;           /* c == 0: j0 == 0 */
-    int64_t below = c < PAR_WINDOW ? -sum[c] : INT64_MAX;      /* c == WINDOW: j0 == PAR_STEPS */
+    int64_t above = c > 0 ? par_sum(&w, c - 1) : INT64_MAX;         /* c == 0: j0 == 0 */
+    int64_t below = c < PAR_WINDOW ? -par_sum(&w, c) : INT64_MAX;    /* c == WINDOW: j0 == PAR_STEPS */
     int64_t best = above < below ? above : below;
     int64_t lo = j0, hi = j0 - 1;
     if (above == best) { /* the first step with a sum <= best */
-        int p = par_above(sum, best);
+        int p = par_above(&w, best);
         if (p == 0 && !at_start) return par_searched(s, n, j0 - 1, above);
         lo = w0 + p;
     }
     if (below == best) { /* the last step with a sum >= -best */
-        int q = par_above(sum, -best - 1);
+        int q = par_above(&w, -best - 1);
         if (q == PAR_WINDOW && !at_end) return par_searched(s, n, j0, -best);
         hi = w0 + q - 1;
     }
@@ -399,8 +421,9 @@ enum { EXTREMES_MAX = 4 };
  * k' <= k. Each end is kept sorted by compare-exchanges without branches:
  * sorting whole fields was the engine's largest cost, and only the ends
  * matter. */
-static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, int32_t *lo,
-                         int32_t *hi)
+static inline __attribute__((always_inline)) void extreme_sums_k(const int32_t *s, size_t n,
+                                                                 size_t k, int64_t *total,
+                                                                 int32_t *lo, int32_t *hi)
 {
     int64_t sum = 0;
     for (size_t j = 0; j < k; j++) {
@@ -419,6 +442,20 @@ static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, i
         }
     }
     *total = sum;
+}
+
+static void extreme_sums(const int32_t *s, size_t n, size_t k, int64_t *total, int32_t *lo,
+                         int32_t *hi)
+{
+    /* The usual depths with k a constant: the ends in registers, the inner
+     * loop unrolled (a loop of one or two steps per score cost more than
+     * the steps). The same operations. */
+    switch (k) {
+    case 0: extreme_sums_k(s, n, 0, total, lo, hi); break;
+    case 1: extreme_sums_k(s, n, 1, total, lo, hi); break;
+    case 2: extreme_sums_k(s, n, 2, total, lo, hi); break;
+    default: extreme_sums_k(s, n, k, total, lo, hi); break;
+    }
 }
 
 /* The sums of the k smallest and k largest of extreme_sums (2k < n, so that

@@ -33,6 +33,19 @@ static inline int64_t datum_point_clamp(int64_t x)
            : x > DATUM_IMP_BY_POINT_MAX ? DATUM_IMP_BY_POINT_MAX
                                         : x;
 }
+/* datum_field_butler, the scores of all n rows known to lie in [lo, hi]
+ * (INT32_MIN and INT32_MAX: nothing known): when the datum lies within the
+ * IMP table's reach of both (a rounded WBF datum, the usual case), no row's
+ * difference is clamped. The same figures. */
+void datum_field_butler_within(const datum_scale *scale, const datum_adjusted_imps *award,
+                               const int32_t *scores, const uint8_t *adjusted, size_t n,
+                               datum_value d, int32_t lo, int32_t hi, double *ns_imps,
+                               double *ew_imps);
+/* datum_field_cross, the n scores known to lie in [lo, hi]: a small WBF
+ * field whose scores lie within the IMP table's reach of each other compares
+ * them without a clamp. The same figures. */
+void datum_field_cross_within(const datum_scale *scale, const int32_t *scores, size_t n,
+                              int32_t lo, int32_t hi, int32_t *work, double *raw);
 /* The band's lower boundary (band 0..23 -> 15..3995). */
 int datum_wbf_boundary(int band);
 

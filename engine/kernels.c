@@ -45,30 +45,56 @@ void datum_adjusted_award(const datum_adjusted_imps *award, int code, double *ns
 /* ------------------------------------------------------------------------ */
 /* Butler                                                                    */
 
-void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *award,
-                        const int32_t *scores, const uint8_t *adjusted, size_t n,
-                        datum_value d, double *ns_imps, double *ew_imps)
+/* The WBF IMPs of rows 0..n-1 against the whole datum num, the differences
+ * clamped to the table or (clamp 0) known to lie in it. */
+static inline __attribute__((always_inline)) void butler_wbf_rows(const datum_scale *scale,
+                                                                  const int32_t *scores, size_t n,
+                                                                  int64_t num, double *ns_imps,
+                                                                  double *ew_imps, int clamp)
+{
+    int64_t mult = scale->doubled ? 2 : 1;
+    double unit = scale->halved ? 0.5 : 1.0;
+    /* signed: no branch on the side; bytes: a table of doubles would not
+     * stay in the first-level cache beside the others */
+    const int8_t *imp = datum_imp_by_point();
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = mult * ((int64_t)scores[i] - num);
+        double v = unit * (double)imp[clamp ? datum_point_clamp(x) : x];
+        ns_imps[i] = v;       /* (double)0 is +0, never -0 */
+        ew_imps[i] = 0.0 - v; /* unit * -IMPs: the same, +0 at 0 */
+    }
+}
+
+void datum_field_butler_within(const datum_scale *scale, const datum_adjusted_imps *award,
+                               const int32_t *scores, const uint8_t *adjusted, size_t n,
+                               datum_value d, int32_t lo, int32_t hi, double *ns_imps,
+                               double *ew_imps)
 {
     /* Every row is converted as if real (an adjusted row's score is ignored,
      * whatever it holds), then the adjusted rows get their awards: the
      * conversion loop carries no test of its own. */
     if (d.den == 1 && scale->kind == DATUM_SCALE_WBF) {
-        /* A rounded datum on the WBF scale, the common case: the band comes
-         * from a division by a constant, which compiles to a multiplication. */
-        int64_t mult = scale->doubled ? 2 : 1;
-        double unit = scale->halved ? 0.5 : 1.0;
-        const int8_t *imp = datum_imp_by_point(); /* signed: no branch on the side */
-        for (size_t i = 0; i < n; i++) {
-            int imps = imp[datum_point_clamp(mult * ((int64_t)scores[i] - d.num))];
-            ns_imps[i] = unit * (double)imps; /* (double)0 is +0, never -0 */
-            ew_imps[i] = unit * (double)-imps;
-        }
+        /* A rounded datum on the WBF scale, the common case: one load from
+         * the table by point per row. */
+        int64_t reach = DATUM_IMP_BY_POINT_MAX / (scale->doubled ? 2 : 1);
+        if ((int64_t)hi - d.num <= reach && d.num - (int64_t)lo <= reach)
+            butler_wbf_rows(scale, scores, n, d.num, ns_imps, ew_imps, 0);
+        else
+            butler_wbf_rows(scale, scores, n, d.num, ns_imps, ew_imps, 1);
     } else if (d.den != 0) { /* den == 0: no datum, every row is adjusted */
         datum_imp_ratio_rows(scale, scores, n, d.num, d.den, ns_imps, ew_imps);
     }
     for (size_t i = 0; adjusted && i < n; i++)
         if (adjusted[i] != DATUM_ADJ_NONE)
             datum_adjusted_award(award, adjusted[i], &ns_imps[i], &ew_imps[i]);
+}
+
+void datum_field_butler(const datum_scale *scale, const datum_adjusted_imps *award,
+                        const int32_t *scores, const uint8_t *adjusted, size_t n,
+                        datum_value d, double *ns_imps, double *ew_imps)
+{
+    datum_field_butler_within(scale, award, scores, adjusted, n, d, INT32_MIN, INT32_MAX, ns_imps,
+                              ew_imps);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -110,21 +136,21 @@ static void cross_wbf_counting(const int32_t *scores, size_t n, int mult, int32_
     }
 }
 
-/* Raw WBF cross-IMPs (before halving) of a small field by direct
- * comparison: each pair of scores once, its IMPs added to one and taken from
- * the other (the table is odd), in integers (total[] holds n). */
-static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int32_t *total,
-                             double *raw)
+/* cross_wbf_direct's comparisons, the differences clamped to the table or
+ * (clamp 0) known to lie in it. */
+static inline __attribute__((always_inline)) void cross_wbf_pairs(const int32_t *scores, size_t n,
+                                                                  int64_t mult, int32_t *total,
+                                                                  int clamp)
 {
     const int8_t *imp = datum_imp_by_point(); /* signed: no branch, signs alternate */
-    if (n == 0) return;
+#define CROSS_AT(x) imp[clamp ? datum_point_clamp(x) : (x)]
     /* The first score's comparisons set the others' totals: no zeroing pass
      * (the compiler makes one of rep stos, whose start-up cost more than
      * the comparisons of a field of nine). */
     int64_t first = scores[0];
     int32_t own0 = 0;
     for (size_t k = 1; k < n; k++) {
-        int32_t imps = imp[datum_point_clamp(mult * (first - scores[k]))];
+        int32_t imps = CROSS_AT(mult * (first - scores[k]));
         own0 += imps;
         total[k] = -imps;
     }
@@ -133,23 +159,37 @@ static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int3
         int64_t s = scores[i];
         int32_t own = total[i];
         for (size_t k = i + 1; k < n; k++) {
-            int32_t imps = imp[datum_point_clamp(mult * (s - scores[k]))];
+            int32_t imps = CROSS_AT(mult * (s - scores[k]));
             own += imps;
             total[k] -= imps;
         }
         total[i] = own;
     }
+#undef CROSS_AT
+}
+
+/* Raw WBF cross-IMPs (before halving) of a small field by direct
+ * comparison: each pair of scores once, its IMPs added to one and taken from
+ * the other (the table is odd), in integers (total[] holds n). When the
+ * field's scores lie within the table's reach of each other (lo and hi bound
+ * them: nearly always), no difference needs its clamp. */
+static void cross_wbf_direct(const int32_t *scores, size_t n, int64_t mult, int32_t lo,
+                             int32_t hi, int32_t *total, double *raw)
+{
+    if (n == 0) return;
+    if (mult * ((int64_t)hi - lo) <= DATUM_IMP_BY_POINT_MAX) cross_wbf_pairs(scores, n, mult, total, 0);
+    else cross_wbf_pairs(scores, n, mult, total, 1);
     for (size_t i = 0; i < n; i++) raw[i] = (double)total[i];
 }
 
-void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n,
-                       int32_t *work, double *raw)
+void datum_field_cross_within(const datum_scale *scale, const int32_t *scores, size_t n,
+                              int32_t lo, int32_t hi, int32_t *work, double *raw)
 {
     if (scale->kind == DATUM_SCALE_WBF) {
         /* Whole IMPs (halves when halved) add exactly in any order: the same
          * figures as the generic loop below, bit for bit. */
         if (n > CROSS_DIRECT_MAX) cross_wbf_counting(scores, n, scale->doubled ? 2 : 1, work, raw);
-        else cross_wbf_direct(scores, n, scale->doubled ? 2 : 1, work, raw);
+        else cross_wbf_direct(scores, n, scale->doubled ? 2 : 1, lo, hi, work, raw);
         if (scale->halved)
             for (size_t i = 0; i < n; i++) raw[i] *= 0.5;
         return;
@@ -160,6 +200,20 @@ void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n
             if (k != i) total += datum_imp_ratio(scale, (int64_t)scores[i] - scores[k], 1);
         raw[i] = total + 0.0; /* +0.0 turns a -0 sum into 0 */
     }
+}
+
+void datum_field_cross(const datum_scale *scale, const int32_t *scores, size_t n,
+                       int32_t *work, double *raw)
+{
+    /* The scores' range, for the direct comparisons of a small WBF field:
+     * one pass, cheaper than a clamp per pair. */
+    int32_t lo = n ? scores[0] : 0, hi = lo;
+    if (scale->kind == DATUM_SCALE_WBF && n <= CROSS_DIRECT_MAX)
+        for (size_t i = 1; i < n; i++) {
+            lo = scores[i] < lo ? scores[i] : lo;
+            hi = scores[i] > hi ? scores[i] : hi;
+        }
+    datum_field_cross_within(scale, scores, n, lo, hi, work, raw);
 }
 
 /* ------------------------------------------------------------------------ */

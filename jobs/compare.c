@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAXM DATUM_COMPARE_MAX_METHODS
 #define KINDS DATUM_PERTURB_KINDS
@@ -64,7 +67,7 @@ typedef struct {
                         boards (slot * methods), then its EW pair's */
     int64_t *boards;
     uint32_t *ordinal; /* m x cap, 1-based; 0: not ranked */
-    int16_t *signs;    /* (m + 1) x COMPARE_TAU_BLOCK: compare_tau_b_ranks_all's */
+    int16_t *signs;    /* (m + 1) x COMPARE_TAU_STRIDE: compare_tau_b_ranks_all's */
     uint32_t *by_rank; /* the last ranking's pairs, best first (by_rank_n of them) */
     size_t by_rank_n;
     void *work;
@@ -319,21 +322,50 @@ static int bin_of(uint32_t a, uint32_t b)
  * <= k, so every sum of products is at most k^3 <= 2^51. */
 enum { INTEGER_SPEARMAN_MAX = 1 << 17 };
 
-/* Spearman's rho of two rankings of the same k pairs, listed in at[], from
+/* Groups up to this many pairs, all ranked, get spearman_of_ranks's sums
+ * in 16-bit differences (twice-mid-ranks up to 2k). */
+enum { SPEARMAN_SHORT_MAX = 256 };
+
+/* Spearman's rho of two rankings of the same k pairs, listed in at[] (the
+ * identity: identity[t] = t, then the ranks are read in order), from
  * their twice-mid-ranks ra and rb: the Pearson correlation of the ranks,
  * compare_pearson's figure bit for bit (for k <= INTEGER_SPEARMAN_MAX: its
  * mean is then exactly k + 1 and every difference, product and partial sum
  * an integer below 2^53, so its sums in doubles are these sums in integers),
  * without converting the ranks or a second pass. */
-static double spearman_of_ranks(uint32_t k, const uint32_t *at, const int32_t *ra, const int32_t *rb,
-                                double *xa, double *xb)
+static double spearman_of_ranks(uint32_t k, const uint32_t *at, const uint32_t *identity,
+                                const int32_t *ra, const int32_t *rb, double *xa, double *xb)
 {
     if (k > INTEGER_SPEARMAN_MAX) {
         for (uint32_t t = 0; t < k; t++) xa[t] = ra[at[t]], xb[t] = rb[at[t]];
         return compare_pearson(k, xa, xb);
     }
     int64_t mean = (int64_t)k + 1, sxy = 0, sxx = 0, syy = 0;
-    for (uint32_t t = 0; t < k; t++) {
+    uint32_t t = 0;
+#if defined(__SSE2__)
+    /* The usual case, every pair of a group of at most SPEARMAN_SHORT_MAX:
+     * the ranks in their order, each difference within 16 bits, eight
+     * products a step summed by twos into 32-bit lanes (pmaddwd: each lane
+     * at most 2 k^2 k / 8 < 2^31); the same integer sums. */
+    if (at == identity && k <= SPEARMAN_SHORT_MAX) {
+        __m128i m16 = _mm_set1_epi16((int16_t)mean), xy = _mm_setzero_si128(), xx = xy, yy = xy;
+        for (; t + 8 <= k; t += 8) {
+            __m128i x = _mm_sub_epi16(_mm_packs_epi32(_mm_loadu_si128((const __m128i *)(const void *)(ra + t)),
+                                                      _mm_loadu_si128((const __m128i *)(const void *)(ra + t + 4))), m16);
+            __m128i y = _mm_sub_epi16(_mm_packs_epi32(_mm_loadu_si128((const __m128i *)(const void *)(rb + t)),
+                                                      _mm_loadu_si128((const __m128i *)(const void *)(rb + t + 4))), m16);
+            xy = _mm_add_epi32(xy, _mm_madd_epi16(x, y));
+            xx = _mm_add_epi32(xx, _mm_madd_epi16(x, x));
+            yy = _mm_add_epi32(yy, _mm_madd_epi16(y, y));
+        }
+        int32_t lane[3][4];
+        _mm_storeu_si128((__m128i *)(void *)lane[0], xy);
+        _mm_storeu_si128((__m128i *)(void *)lane[1], xx);
+        _mm_storeu_si128((__m128i *)(void *)lane[2], yy);
+        for (int l = 0; l < 4; l++) sxy += lane[0][l], sxx += lane[1][l], syy += lane[2][l];
+    }
+#endif
+    for (; t < k; t++) {
         int64_t dx = ra[at[t]] - mean, dy = rb[at[t]] - mean;
         sxy += dx * dy;
         sxx += dx * dx;
@@ -351,7 +383,7 @@ static void correlate(uint32_t k, const uint32_t *at, int same, const int32_t *r
 {
     double *xa = s->x, *xb = s->y;
     if (same) {
-        *spearman = spearman_of_ranks(k, at, ra, rb, xa, xb);
+        *spearman = spearman_of_ranks(k, at, s->identity, ra, rb, xa, xb);
         if (known_kendall) {
             *kendall = *known_kendall;
             return;
@@ -522,14 +554,14 @@ static int scratch_grow(datum_ctx *ctx, scratch *s, size_t cap, size_t m, uint32
     s->boards = datum_malloc(ctx, cap * m, sizeof *s->boards);
     s->value = datum_malloc(ctx, cap * m, sizeof *s->value);
     s->newvalue = datum_malloc(ctx, cap, sizeof *s->newvalue);
-    s->mid2 = datum_malloc(ctx, cap * (m + 1), sizeof *s->mid2);
+    s->mid2 = datum_malloc(ctx, cap * (m + 1) + COMPARE_TAU_PAD, sizeof *s->mid2); /* read past n */
     s->ordinal = datum_malloc(ctx, cap * (m + 1), sizeof *s->ordinal);
     s->rslot = datum_malloc(ctx, cap, sizeof *s->rslot);
     s->x = datum_malloc(ctx, cap, sizeof *s->x);
     s->y = datum_malloc(ctx, cap, sizeof *s->y);
     s->truth = datum_malloc(ctx, cap, sizeof *s->truth);
     s->work = datum_malloc(ctx, datum_rank_work_size(cap), 1);
-    s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_BLOCK, sizeof *s->signs);
+    s->signs = datum_malloc(ctx, (m + 1) * COMPARE_TAU_STRIDE, sizeof *s->signs);
     s->by_rank = datum_malloc(ctx, cap, sizeof *s->by_rank);
     if (!s->pairs || !s->idx || !s->tmp || !s->order || !s->affected || !s->identity || !s->sum ||
         !s->top || !s->boards || !s->value || !s->newvalue || !s->mid2 || !s->rslot || !s->ordinal ||
@@ -661,8 +693,18 @@ static void perturb_one(const chunk_job *j, size_t i, size_t q, size_t n, scratc
  * order, hence the sum, is the same on every run). numbers: no a[r] or
  * b[r] is NaN (Butler's figures, the usual case), so that no test is needed
  * and the lanes are those of vector registers. */
-static void abs_diff(uint64_t n, const double *a, const double *b, int numbers, double *sum,
-                     uint64_t *count)
+/* abs_diff compiled twice where GCC can: for AVX2 (its four lanes one
+ * register), chosen at load time, and for any x86-64. Each lane keeps its
+ * order and nothing is fused: both give the same bits (as solvers/recycle.c's
+ * loops). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define LANES_WIDE __attribute__((target_clones("avx2", "default")))
+#else
+#define LANES_WIDE
+#endif
+
+LANES_WIDE static void abs_diff(uint64_t n, const double *a, const double *b, int numbers,
+                                double *sum, uint64_t *count)
 {
     double s[4] = {0, 0, 0, 0};
     uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, r = 0;
@@ -730,6 +772,22 @@ static uint32_t imp_totals_numbers(const chunk_job *j, uint64_t r0, uint64_t r1,
     for (size_t u = 0; u < n_fast; u++) {
         double *col = sum + fast[u];
         const double *ns = j->rows[fast[u]].ns, *ew = j->rows[fast[u]].ew;
+#if defined(__SSE2__)
+        /* Two methods side by side with their own EW figures (Butler's): a
+         * pair's two cells are neighbours, added as one vector (each lane
+         * its own cell's additions, in row order). */
+        const double *ns1 = u + 1 < n_fast ? j->rows[fast[u + 1]].ns : NULL;
+        const double *ew1 = u + 1 < n_fast ? j->rows[fast[u + 1]].ew : NULL;
+        if (ew && ew1 && fast[u + 1] == fast[u] + 1) {
+            for (uint64_t r = r0; r < r1; r++) {
+                double *a = col + cell[2 * r], *b = col + cell[2 * r + 1];
+                _mm_storeu_pd(a, _mm_add_pd(_mm_loadu_pd(a), _mm_set_pd(ns1[r], ns[r])));
+                _mm_storeu_pd(b, _mm_add_pd(_mm_loadu_pd(b), _mm_set_pd(ew1[r], ew[r])));
+            }
+            u++;
+            continue;
+        }
+#endif
         if (ew)
             for (uint64_t r = r0; r < r1; r++) col[cell[2 * r]] += ns[r], col[cell[2 * r + 1]] += ew[r];
         else

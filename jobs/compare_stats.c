@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 size_t datum_rank_work_size(size_t n) { return 40 * n + 64; }
 
@@ -98,47 +101,168 @@ double compare_tau_b_ranks(size_t n, const int32_t *x, const int32_t *y)
     return tau_b_of(n, s, tx, ty);
 }
 
+#if defined(__SSE2__)
+/* The dot product of rankings a <= b, four 32-bit lanes t to be summed, into
+ * s (a < b) or a's ties (a == b: len minus the sum of its squares, signs
+ * being -1, 0 or 1). */
+static inline void tau_add_lanes(__m128i t, size_t a, size_t b, size_t len, int64_t *s, int64_t *ties)
+{
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(1, 0, 3, 2)));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
+    int32_t dot = _mm_cvtsi128_si32(t);
+    if (b == a) ties[a] += (int64_t)len - dot;
+    else s[a * COMPARE_RANKINGS_MAX + b] += dot;
+}
+#endif
+
 /* The sign products of the block's item pairs (len entries per ranking in
- * sign) added to s, and each ranking's ties to ties: one dot product of
- * len 16-bit lanes per two rankings, long enough to fill vector registers
- * whatever the group's size. */
+ * sign, zeros after them up to a multiple of 8) added to s, and each
+ * ranking's ties to ties: one dot product of len 16-bit lanes per two
+ * rankings, long enough to fill vector registers whatever the group's size.
+ * A ranking's ties are its zero signs: len minus the sum of its squares. */
 static void tau_flush(size_t m, size_t len, const int16_t *sign, int64_t *s, int64_t *ties)
 {
     enum { R = COMPARE_RANKINGS_MAX };
     for (size_t a = 0; a < m; a++) {
-        const int16_t *x = sign + a * COMPARE_TAU_BLOCK;
-        int32_t zero = 0;
-        for (size_t j = 0; j < len; j++) zero += x[j] == 0;
-        ties[a] += zero;
-        for (size_t b = a + 1; b < m; b++) {
-            const int16_t *y = sign + b * COMPARE_TAU_BLOCK;
+        const int16_t *x = sign + a * COMPARE_TAU_STRIDE;
+#if defined(__SSE2__)
+        /* Ranking a against four rankings b at a time (itself first): each
+         * eight of a's signs loaded once for the four products (pmaddwd:
+         * eight products summed by twos into four 32-bit lanes, |sum| <= len);
+         * the zeros after len add nothing. Past m, a's own row again. */
+        for (size_t b = a; b < m; b += 4) {
+            const int16_t *y[4];
+            for (int u = 0; u < 4; u++) y[u] = sign + (b + u < m ? b + u : a) * COMPARE_TAU_STRIDE;
+            __m128i acc[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
+                              _mm_setzero_si128()};
+            for (size_t j = 0; j < len; j += 8) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(x + j));
+                for (int u = 0; u < 4; u++)
+                    acc[u] = _mm_add_epi32(acc[u], _mm_madd_epi16(v, _mm_loadu_si128((const __m128i *)(const void *)(y[u] + j))));
+            }
+            for (int u = 0; u < 4 && b + u < m; u++) tau_add_lanes(acc[u], a, b + u, len, s, ties);
+        }
+#else
+        for (size_t b = a; b < m; b++) {
+            const int16_t *y = sign + b * COMPARE_TAU_STRIDE;
             int32_t dot = 0; /* |dot| <= len: no overflow */
             for (size_t j = 0; j < len; j++) dot += x[j] * y[j];
-            s[a * R + b] += dot;
+            if (b == a) ties[a] += (int64_t)len - dot; /* signs are -1, 0 or 1 */
+            else s[a * R + b] += dot;
+        }
+#endif
+    }
+}
+
+/* tau_flush and signs_against_earlier for AVX2 (sixteen lanes an
+ * instruction), where GCC can build them, chosen at run time: the same
+ * integer sums. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+#define TAU_AVX2 1
+
+__attribute__((target("avx2"))) static void tau_flush_avx2(size_t m, size_t len, const int16_t *sign,
+                                                           int64_t *s, int64_t *ties)
+{
+    for (size_t a = 0; a < m; a++) {
+        const int16_t *x = sign + a * COMPARE_TAU_STRIDE;
+        for (size_t b = a; b < m; b += 4) {
+            const int16_t *y[4];
+            for (int u = 0; u < 4; u++) y[u] = sign + (b + u < m ? b + u : a) * COMPARE_TAU_STRIDE;
+            __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                              _mm256_setzero_si256()};
+            for (size_t j = 0; j < len; j += 16) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(x + j));
+                for (int u = 0; u < 4; u++)
+                    acc[u] = _mm256_add_epi32(acc[u], _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i *)(const void *)(y[u] + j))));
+            }
+            for (int u = 0; u < 4 && b + u < m; u++)
+                tau_add_lanes(_mm_add_epi32(_mm256_castsi256_si128(acc[u]), _mm256_extracti128_si256(acc[u], 1)),
+                              a, b + u, len, s, ties);
         }
     }
+}
+
+__attribute__((target("avx2"))) static void signs_against_earlier_avx2(const int32_t *r, size_t i,
+                                                                       int16_t *sg)
+{
+    __m256i ri = _mm256_set1_epi32(r[i]);
+    for (size_t j = 0; j < i; j += 16) {
+        __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)(r + j));
+        __m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)(r + j + 8));
+        /* (rj > ri) - (ri > rj) as masks: 0 - (-1) when ri is above */
+        __m256i s_lo = _mm256_sub_epi32(_mm256_cmpgt_epi32(lo, ri), _mm256_cmpgt_epi32(ri, lo));
+        __m256i s_hi = _mm256_sub_epi32(_mm256_cmpgt_epi32(hi, ri), _mm256_cmpgt_epi32(ri, hi));
+        /* the pack works by 128-bit halves: its quarters back in order */
+        __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(s_lo, s_hi), _MM_SHUFFLE(3, 1, 2, 0));
+        _mm256_storeu_si256((__m256i *)(void *)(sg + j), p);
+    }
+}
+#else
+#define TAU_AVX2 0
+#endif
+
+/* The signs of item i's rank against those of items 0 .. i-1 (r[i] > r[j]:
+ * 1, equal: 0, below: -1) into sg[0 .. i), and whatever into sg[i .. i+7)
+ * from r[i+1 .. i+7): eight at a time with no remainder loop (the rows
+ * are short: a remainder cost more than the vector part). */
+static void signs_against_earlier(const int32_t *r, size_t i, int16_t *sg)
+{
+#if defined(__SSE2__)
+    __m128i ri = _mm_set1_epi32(r[i]);
+    for (size_t j = 0; j < i; j += 8) {
+        __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(r + j));
+        __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(r + j + 4));
+        /* (ri < rj) - (ri > rj) as masks: -1 - 0 when below, 0 - (-1) when above */
+        __m128i s_lo = _mm_sub_epi32(_mm_cmplt_epi32(ri, lo), _mm_cmpgt_epi32(ri, lo));
+        __m128i s_hi = _mm_sub_epi32(_mm_cmplt_epi32(ri, hi), _mm_cmpgt_epi32(ri, hi));
+        _mm_storeu_si128((__m128i *)(void *)(sg + j), _mm_packs_epi32(s_lo, s_hi));
+    }
+#else
+    int32_t x = r[i];
+    for (size_t j = 0; j < i; j++) sg[j] = (int16_t)((x > r[j]) - (x < r[j]));
+#endif
 }
 
 void compare_tau_b_ranks_all(size_t n, size_t m, const int32_t *const *rank, int16_t *sign,
                              double *tau)
 {
+#if TAU_AVX2
+    compare_tau_b_ranks_all_on(n, m, rank, sign, tau, __builtin_cpu_supports("avx2"));
+#else
+    compare_tau_b_ranks_all_on(n, m, rank, sign, tau, 0);
+#endif
+}
+
+void compare_tau_b_ranks_all_on(size_t n, size_t m, const int32_t *const *rank, int16_t *sign,
+                                double *tau, int avx2)
+{
     enum { R = COMPARE_RANKINGS_MAX };
     int64_t s[R * R] = {0}, ties[R] = {0};
     /* The signs of item i against each earlier item, per ranking, are laid
      * one item after the other in a block; a full block's products are
-     * summed at once. The sums are integers: their order does not matter. */
+     * summed at once. Each item's row is written eight (AVX2: sixteen) signs
+     * at a time: the extra ones are overwritten by the next row, or lie past
+     * the block's end, where the flush reads zeros. The sums are integers:
+     * their order does not matter. */
+    void (*flush)(size_t, size_t, const int16_t *, int64_t *, int64_t *) = tau_flush;
+    void (*signs)(const int32_t *, size_t, int16_t *) = signs_against_earlier;
+#if TAU_AVX2
+    if (avx2) flush = tau_flush_avx2, signs = signs_against_earlier_avx2;
+#else
+    (void)avx2;
+#endif
     size_t len = 0;
     for (size_t i = 1; i < n; i++) {
-        if (len + i > COMPARE_TAU_BLOCK) tau_flush(m, len, sign, s, ties), len = 0;
-        for (size_t a = 0; a < m; a++) {
-            const int32_t *r = rank[a];
-            int16_t *sg = sign + a * COMPARE_TAU_BLOCK + len;
-            int32_t ri = r[i];
-            for (size_t j = 0; j < i; j++) sg[j] = (int16_t)((ri > r[j]) - (ri < r[j]));
+        if (len + i > COMPARE_TAU_BLOCK) {
+            for (size_t a = 0; a < m; a++) memset(sign + a * COMPARE_TAU_STRIDE + len, 0, 16 * sizeof *sign);
+            flush(m, len, sign, s, ties), len = 0;
         }
+        for (size_t a = 0; a < m; a++) signs(rank[a], i, sign + a * COMPARE_TAU_STRIDE + len);
         len += i;
     }
-    tau_flush(m, len, sign, s, ties);
+    for (size_t a = 0; a < m; a++) memset(sign + a * COMPARE_TAU_STRIDE + len, 0, 16 * sizeof *sign);
+    flush(m, len, sign, s, ties);
     for (size_t a = 0; a < m; a++)
         for (size_t b = a + 1; b < m; b++)
             tau[a * m + b] = tau[b * m + a] = tau_b_of(n, s[a * R + b], ties[a], ties[b]);

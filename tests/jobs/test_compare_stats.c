@@ -98,6 +98,16 @@ static void test_cases(void **state)
     assert_true(fabs(datum_kendall_tau_b(4, hx, hy, work) - 0.4) < 1e-15);
 }
 
+/* The processor has AVX2 (compare_tau_b_ranks_all_on may use it). */
+static int has_avx2(void)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
 /* Every two of up to COMPARE_RANKINGS_MAX integer rankings at once: each
  * tau-b equals the definition's on those two (ties, constant rankings). */
 static void test_tau_b_all(void **state)
@@ -105,9 +115,9 @@ static void test_tau_b_all(void **state)
     (void)state;
     test_rng rng = test_rng_seeded("test_tau_b_all", 15);
     enum { N = COMPARE_TAU_BLOCK + 1, R = COMPARE_RANKINGS_MAX };
-    static int32_t rank[R][N];
-    static int16_t sign[R * COMPARE_TAU_BLOCK];
-    static double tau[R * R], x[N], y[N];
+    static int32_t rank[R][N + COMPARE_TAU_PAD];
+    static int16_t sign[R * COMPARE_TAU_STRIDE];
+    static double tau[R * R], tau_on[R * R], x[N], y[N];
     /* Groups of up to 120 items (the signs of up to 7 blocks), then the
      * largest the blocks take, with three rankings (the reference is slow). */
     for (int round = 0; round < 62; round++) {
@@ -122,7 +132,14 @@ static void test_tau_b_all(void **state)
                                  : (int32_t)test_rng_range(&rng, 0, levels);
             rk[a] = rank[a];
         }
+        /* As the processor allows, then without AVX2 (and with it where the
+         * processor has it): the same figures. */
         compare_tau_b_ranks_all(n, m, rk, sign, tau);
+        for (int wide = 0; wide < 2; wide++) {
+            compare_tau_b_ranks_all_on(n, m, rk, sign, tau_on, wide && has_avx2());
+            for (size_t a = 0; a < m * m; a++)
+                if (a % (m + 1)) assert_memory_equal(&tau_on[a], &tau[a], sizeof tau[a]);
+        }
         for (size_t a = 0; a < m; a++)
             for (size_t b = 0; b < m; b++) {
                 if (a == b) continue;
