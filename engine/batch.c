@@ -138,23 +138,13 @@ typedef struct {
 } job_t;
 
 /* Butler of method m on field f (rows first .. first + n - 1) with datum d,
- * nr of whose n rows are real (the others adjusted). */
+ * nr of whose n rows are real (the others adjusted), the scores of the n rows
+ * known to lie in [lo, hi] (INT32_MIN, INT32_MAX: not known). */
 static void butler_rows(const datum_method *m, const datum_fields *in, int64_t f, size_t first,
-                        size_t n, size_t nr, datum_value d, double *datum, double *ns_imps,
-                        double *ew_imps)
+                        size_t n, size_t nr, datum_value d, int32_t lo, int32_t hi, double *datum,
+                        double *ns_imps, double *ew_imps)
 {
     /* No adjusted row in the field (the usual case): no pass for their awards. */
-    const uint8_t *adj = in->adjusted && nr < n ? in->adjusted + first : NULL;
-    datum[f] = datum_value_double(d);
-    datum_field_butler(&m->scale, &m->award, in->ns_score + first, adj, n, d, ns_imps + first,
-                       ew_imps + first);
-}
-
-/* butler_rows, the scores of the field's n rows known to lie in [lo, hi]. */
-static void butler_rows_within(const datum_method *m, const datum_fields *in, int64_t f,
-                               size_t first, size_t n, size_t nr, datum_value d, int32_t lo,
-                               int32_t hi, double *datum, double *ns_imps, double *ew_imps)
-{
     const uint8_t *adj = in->adjusted && nr < n ? in->adjusted + first : NULL;
     datum[f] = datum_value_double(d);
     datum_field_butler_within(&m->scale, &m->award, in->ns_score + first, adj, n, d, lo, hi,
@@ -168,7 +158,7 @@ static void butler_gathered(const datum_method *m, const datum_fields *in, int64
 {
     datum_value d;
     datum_field_datum(&m->rule, s->real, nr, s->work, &d);
-    butler_rows(m, in, f, first, n, nr, d, datum, ns_imps, ew_imps);
+    butler_rows(m, in, f, first, n, nr, d, INT32_MIN, INT32_MAX, datum, ns_imps, ew_imps);
 }
 
 static void score_field(const void *arg, int64_t f, size_t first, size_t n, scratch *s)
@@ -279,8 +269,8 @@ static void many_field(const void *arg, int64_t f, size_t first, size_t n, scrat
             if (!job->k[i].cross) butler[nb] = &job->k[i], rule[nb++] = &job->k[i].m->rule;
         if (nb) datum_field_datums(nb, rule, s->real, nr, s->work, d);
         for (size_t b = 0; b < nb; b++)
-            butler_rows_within(butler[b]->m, job->in, f, first, n, nr, d[b], lo, hi,
-                               butler[b]->datum, butler[b]->a, butler[b]->b);
+            butler_rows(butler[b]->m, job->in, f, first, n, nr, d[b], lo, hi, butler[b]->datum,
+                        butler[b]->a, butler[b]->b);
     }
 }
 
