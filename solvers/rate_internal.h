@@ -418,6 +418,8 @@ typedef struct {
     uint8_t *active;        /* per pair: an unknown of the system solved (gauged or ridge) */
     double *rc;             /* r projected on the range of A (sparse pairs) */
     double *y;              /* the gauged solution */
+    double *ax;             /* A y on every row before the null space's removal (ax_valid: */
+    int ax_valid;           /* conjugate gradients' last true residual computed it) */
     const double *shift;    /* ridge * n_j on the diagonal, or NULL */
     rate_reuse *reuse;      /* the history's kept factor, or NULL */
 } rate_sparse;
