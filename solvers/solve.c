@@ -103,7 +103,7 @@ static void count_structure(const rate_structure *s, datum_rate_stats *st)
  * product (none when every rated pair was in the solve). */
 static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_matrix *a,
                      const rate_sparse *sp, double ridge, const double *v, const double *rc,
-                     datum_rate_stats *st)
+                     datum_rate_stats *st, double *av_out)
 {
     uint32_t n = p->n_pairs;
     double *av = datum_malloc(ctx, n, sizeof *av), *x = datum_malloc(ctx, n, sizeof *x);
@@ -134,6 +134,7 @@ static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_mat
     st->residual = sqrt(res);
     st->least_residual = sqrt(least);
     st->range_residual = rcn > 0 ? sqrt(sys / rcn) : sqrt(sys);
+    if (av_out) memcpy(av_out, av, n * sizeof *av_out);
     datum_free(av);
     datum_free(x);
     datum_free(rest);
@@ -156,7 +157,7 @@ static int build_structure(datum_ctx *ctx, void *arg)
 
 int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
                     rate_matrix *given, rate_unions *kept, rate_reuse *reuse,
-                    datum_rate_result **out)
+                    const double *ax_start, double *av_out, datum_rate_result **out)
 {
     datum_rate_options opt = options ? *options : (datum_rate_options)DATUM_RATE_OPTIONS_INIT;
     *out = NULL;
@@ -191,7 +192,8 @@ int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opti
     }
     if ((rc = rate_dense_solve(ctx, p, &s, a, opt.ridge, dense_v, rc_all, &st->null_dense)) < 0)
         goto done;
-    sp = (rate_sparse){.p = p, .s = &s, .a = a, .opt = &opt, .reuse = reuse};
+    sp = (rate_sparse){.p = p, .s = &s, .a = a, .opt = &opt, .reuse = reuse,
+                       .ax_start = opt.warm_start ? ax_start : NULL};
     if ((rc = rate_sparse_solve(ctx, &sp, st)) < 0) goto done;
 
     for (uint32_t j = 0; j < p->n_pairs; j++) {
@@ -217,7 +219,8 @@ int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opti
                                  : st->path == DATUM_RATE_DIRECT ? DATUM_RATE_NULL_FACTOR
                                                                  : DATUM_RATE_NULL_SEARCH;
     st->null_total = st->null_structural - st->null_dense_structural + st->null_numeric + st->null_dense;
-    if ((rc = residuals(ctx, p, a, &sp, opt.ridge, res->rating, rc_all, st)) != DATUM_OK) goto done;
+    if ((rc = residuals(ctx, p, a, &sp, opt.ridge, res->rating, rc_all, st, av_out)) != DATUM_OK)
+        goto done;
     st->converged = st->range_residual <= opt.tolerance;
     rc = st->converged ? DATUM_OK : DATUM_W_INACCURATE;
 done:
@@ -237,5 +240,5 @@ done:
 int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
                      datum_rate_result **out)
 {
-    return rate_solve_with(ctx, p, options, NULL, NULL, NULL, out);
+    return rate_solve_with(ctx, p, options, NULL, NULL, NULL, NULL, NULL, out);
 }

@@ -851,11 +851,23 @@ static int precond_apply(datum_ctx *ctx, const precond *pc, const uint8_t *activ
  * report's residuals need no product of their own). */
 static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, rate_recycle *dz,
                const double *b, double *x, double tol, int max_iterations, double *work,
-               double *trace, double *final_rel, double *ax, int *rc)
+               double *trace, double *final_rel, const double *ax0, double *ax, int *rc)
 {
     uint32_t n = op->a->n;
     double *r = work, *z = r + n, *p = z + n, *q = p + n;
-    double bnorm = rate_norm(n, b), rel = residual(ctx, op, b, x, r, ax);
+    double bnorm = rate_norm(n, b), rel;
+    int fresh = 1; /* ax is A x */
+    if (ax0) { /* A x given (ax0): only to start from; stopping asks for a product */
+        for (uint32_t j = 0; j < n; j++) r[j] = op->active[j] ? b[j] - ax0[j] : b[j];
+        rel = bnorm > 0 ? rate_norm(n, r) / bnorm : 0;
+        fresh = 0;
+        if (!(rel > tol)) {
+            rel = residual(ctx, op, b, x, r, ax);
+            fresh = 1;
+        }
+    } else {
+        rel = residual(ctx, op, b, x, r, ax);
+    }
     int it = 0;
     if (trace) trace[0] = rel;
     while (*rc == DATUM_OK && bnorm > 0 && rel > tol && it < max_iterations) {
@@ -891,8 +903,10 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, rate_recyc
     confirm:;
         double before = rel;
         rel = residual(ctx, op, b, x, r, ax);
+        fresh = 1;
         if (rel > tol && !(rel < 0.5 * before)) break; /* stagnation */
     }
+    if (ax && !fresh) rel = residual(ctx, op, b, x, r, ax); /* stopped before any */
     if (final_rel) *final_rel = rel;
     return it;
 }
@@ -939,8 +953,14 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
         rate_recycle *dz = sp->reuse && !sp->reuse->L && !sp->shift && pc.inv_diag && !pc.reuse
                                ? rate_reuse_recycle(sp->reuse) : NULL;
         if (dz) rate_recycle_begin(dz, sp->a, sp->active);
+        /* A times the warm start, when the caller has it: A x there, x
+         * being the warm start moved by a null vector of A and cut to the
+         * unknowns (A joins no two components). Once: a later path of
+         * this solve starts without it. */
+        const double *ax0 = sp->ax_start && !sp->shift && sp->null.n_extra == 0 ? sp->ax_start : NULL;
+        sp->ax_start = NULL;
         st->iterations = pcg(ctx, op, &pc, dz, b, x, sp->opt->tolerance, max_iterations, work,
-                             trace, final_rel, sp->ax, &rc);
+                             trace, final_rel, ax0, sp->ax, &rc);
         /* A numerical null vector is null to its check's precision only:
          * then the report's residuals take their own product. */
         sp->ax_valid = rc == DATUM_OK && sp->null.n_extra == 0;
