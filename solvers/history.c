@@ -54,6 +54,8 @@ struct datum_rate_history {
     size_t next;                 /* the next date to solve */
     int failed;                  /* a solve failed: nothing more */
     double *previous;            /* the ratings of the last solved date (NaN: unrated) */
+    double *av, *ax_start, *work; /* A v of them (have_av), A(T_k) times them, scratch */
+    int have_av;
     rate_kept chunk, version[2]; /* scratch */
     int32_t *first_period, *last_period; /* per field of a chunk: periods of its first and last real row */
     size_t fields_cap;
@@ -115,6 +117,7 @@ void datum_rate_history_free(datum_rate_history **hp)
     rate_reuse_free(&h->factor);
     datum_free(h->as_of);
     datum_free(h->previous);
+    datum_free(h->av);
     rate_kept_free(&h->chunk);
     rate_kept_free(&h->version[0]);
     rate_kept_free(&h->version[1]);
@@ -142,7 +145,12 @@ int datum_rate_history_create(datum_ctx *ctx, uint32_t n_pairs, int32_t from, do
     h->as_of = datum_malloc(ctx, n_dates, sizeof *h->as_of);
     h->period = datum_calloc(ctx, n_dates, sizeof *h->period);
     h->previous = datum_malloc(ctx, n_pairs ? n_pairs : 1, sizeof *h->previous);
-    int rc = h->as_of && h->period && h->previous ? DATUM_OK : DATUM_E_NOMEM;
+    h->av = datum_malloc(ctx, 3 * (size_t)(n_pairs ? n_pairs : 1), sizeof *h->av);
+    int rc = h->as_of && h->period && h->previous && h->av ? DATUM_OK : DATUM_E_NOMEM;
+    if (rc == DATUM_OK) {
+        h->ax_start = h->av + (n_pairs ? n_pairs : 1);
+        h->work = h->ax_start + (n_pairs ? n_pairs : 1);
+    }
     datum_rate_window w = {from, as_of[0], half_life};
     /* The running problem checks the window (half-life, from) for every date. */
     if (rc == DATUM_OK) rc = datum_rate_problem_create(ctx, n_pairs, &w, &h->running);
@@ -279,6 +287,16 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
     int rc = k == 0 ? rate_unions_init(ctx, h->n_pairs, &h->unions) : DATUM_OK;
     if (rc == DATUM_OK) rc = rate_matrix_assemble(ctx, h->period[k], &delta);
     if (rc == DATUM_OK) rc = rate_matrix_add(ctx, &h->a, decay, &delta);
+    /* A(T_k) v(T_{k-1}) = decay A(T_{k-1}) v(T_{k-1}) + the period's A v:
+     * the first residual of date k needs no product with the whole A. */
+    int start = rc == DATUM_OK && h->have_av;
+    if (start) {
+        for (uint32_t j = 0; j < h->n_pairs; j++)
+            h->work[j] = isfinite(h->previous[j]) ? h->previous[j] : 0;
+        rate_matvec(ctx, &delta, NULL, h->work, h->ax_start);
+        for (uint32_t j = 0; j < h->n_pairs; j++) h->ax_start[j] += decay * h->av[j];
+    }
+    h->have_av = 0;
     if (rc == DATUM_OK) rate_recycle_update(rate_reuse_recycle(h->factor), decay, &delta);
     rate_matrix_free(&delta);
     if (rc == DATUM_OK) rc = rate_problem_append(ctx, h->running, h->period[k], decay);
@@ -300,11 +318,13 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
         rate_reuse_expire(h->factor);
     rate_reuse_trust(h->factor, !h->versions && h->factor_numeric == 0 && pairs == h->factor_pairs);
     int reused = opt.solver == DATUM_RATE_AUTO && rate_reuse_ready(h->factor);
-    rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, out);
+    const double *ax_start = start ? h->ax_start : NULL;
+    rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, ax_start, h->av, out);
     if (rc == DATUM_W_INACCURATE && reused) { /* the earlier factor was not enough: afresh */
         datum_rate_result_free(out);
         rate_reuse_expire(h->factor);
-        rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, out);
+        rc = rate_solve_with(ctx, h->running, &opt, &h->a, &h->unions, h->factor, ax_start, h->av,
+                             out);
     } else if (rc >= 0 && reused && (*out)->stats.iterations > HISTORY_REFACTOR_ITERATIONS) {
         rate_reuse_expire(h->factor); /* the next date factorises afresh */
     }
@@ -318,5 +338,6 @@ int datum_rate_history_solve(datum_ctx *ctx, datum_rate_history *h, size_t k,
         h->factor_numeric = (int)(*out)->stats.null_numeric;
     }
     memcpy(h->previous, (*out)->rating, h->n_pairs * sizeof *h->previous);
+    h->have_av = (*out)->stats.pairs > 0; /* residuals ran: h->av holds A v */
     return rc;
 }

@@ -418,6 +418,9 @@ typedef struct {
     uint8_t *active;        /* per pair: an unknown of the system solved (gauged or ridge) */
     double *rc;             /* r projected on the range of A (sparse pairs) */
     double *y;              /* the gauged solution */
+    double *ax;             /* A y on every row before the null space's removal (ax_valid: */
+    int ax_valid;           /* conjugate gradients' last true residual computed it) */
+    const double *ax_start; /* A times opt->warm_start (NaN as 0) on every row, or NULL */
     const double *shift;    /* ridge * n_j on the diagonal, or NULL */
     rate_reuse *reuse;      /* the history's kept factor, or NULL */
 } rate_sparse;
@@ -435,8 +438,14 @@ int rate_blas_reserve(datum_ctx *ctx, int callers);
 /* datum_rate_solve with A given (assembled by the caller for p's layouts,
  * e.g. updated from an earlier date) or NULL (assembled here), the
  * structure's unions kept by the caller (or NULL: from scratch) and a kept
- * factor (or NULL). */
+ * factor (or NULL). ax_start (or NULL): A times opt->warm_start (NaN as 0)
+ * on every row, which conjugate gradients' first residual then takes
+ * instead of a product (the history: A(T_k) = c A(T_{k-1}) + the period's,
+ * so it follows from the previous date's A v); av_out (or NULL, n_pairs):
+ * receives A v of the ratings (NaN as 0) on every row when a result is
+ * returned. */
 int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *opt,
-                    rate_matrix *a, rate_unions *kept, rate_reuse *reuse, datum_rate_result **out);
+                    rate_matrix *a, rate_unions *kept, rate_reuse *reuse, const double *ax_start,
+                    double *av_out, datum_rate_result **out);
 
 #endif

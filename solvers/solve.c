@@ -95,23 +95,37 @@ static void count_structure(const rate_structure *s, datum_rate_stats *st)
 }
 
 /* The residuals: ||A v - r||, ||r - r_c|| and the relative residual of the
- * system solved, ||(A + ridge W) v - r_c|| / ||r_c||. */
+ * system solved, ||(A + ridge W) v - r_c|| / ||r_c||. When conjugate
+ * gradients left A y on every row (sp->ax_valid), the rows of the pairs
+ * they solved are taken from it: v differs from y there by a null vector,
+ * which A maps to 0 (to rounding, as a product of v would have it), and A
+ * joins no two components, so only the other components' rows need a
+ * product (none when every rated pair was in the solve). */
 static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_matrix *a,
-                     double ridge, const double *v, const double *rc, datum_rate_stats *st)
+                     const rate_sparse *sp, double ridge, const double *v, const double *rc,
+                     datum_rate_stats *st, double *av_out)
 {
     uint32_t n = p->n_pairs;
     double *av = datum_malloc(ctx, n, sizeof *av), *x = datum_malloc(ctx, n, sizeof *x);
-    if (!av || !x) {
+    uint8_t *rest = sp->ax_valid ? datum_malloc(ctx, n, 1) : NULL;
+    if (!av || !x || (sp->ax_valid && !rest)) {
         datum_free(av);
         datum_free(x);
+        datum_free(rest);
         return DATUM_E_NOMEM;
     }
-    for (uint32_t j = 0; j < n; j++) x[j] = p->n[j] > 0 ? v[j] : 0;
-    rate_matvec(ctx, a, NULL, x, av);
+    int any = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (rest) any |= rest[j] = p->n[j] > 0 && !sp->sparse[j];
+        x[j] = p->n[j] > 0 && (!rest || rest[j]) ? v[j] : 0;
+    }
+    if (!rest || any) rate_matvec(ctx, a, rest, x, av);
+    for (uint32_t j = 0; rest && j < n; j++)
+        if (!rest[j]) av[j] = sp->sparse[j] ? sp->ax[j] : 0;
     double res = 0, least = 0, sys = 0, rcn = 0;
     for (uint32_t j = 0; j < n; j++) {
         if (!(p->n[j] > 0)) continue;
-        double d = av[j] - p->r[j], e = p->r[j] - rc[j], f = av[j] + ridge * p->n[j] * x[j] - rc[j];
+        double d = av[j] - p->r[j], e = p->r[j] - rc[j], f = av[j] + ridge * p->n[j] * v[j] - rc[j];
         res += d * d;
         least += e * e;
         sys += f * f;
@@ -120,8 +134,10 @@ static int residuals(datum_ctx *ctx, const datum_rate_problem *p, const rate_mat
     st->residual = sqrt(res);
     st->least_residual = sqrt(least);
     st->range_residual = rcn > 0 ? sqrt(sys / rcn) : sqrt(sys);
+    if (av_out) memcpy(av_out, av, n * sizeof *av_out);
     datum_free(av);
     datum_free(x);
+    datum_free(rest);
     return DATUM_OK;
 }
 
@@ -141,7 +157,7 @@ static int build_structure(datum_ctx *ctx, void *arg)
 
 int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
                     rate_matrix *given, rate_unions *kept, rate_reuse *reuse,
-                    datum_rate_result **out)
+                    const double *ax_start, double *av_out, datum_rate_result **out)
 {
     datum_rate_options opt = options ? *options : (datum_rate_options)DATUM_RATE_OPTIONS_INIT;
     *out = NULL;
@@ -176,7 +192,8 @@ int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opti
     }
     if ((rc = rate_dense_solve(ctx, p, &s, a, opt.ridge, dense_v, rc_all, &st->null_dense)) < 0)
         goto done;
-    sp = (rate_sparse){.p = p, .s = &s, .a = a, .opt = &opt, .reuse = reuse};
+    sp = (rate_sparse){.p = p, .s = &s, .a = a, .opt = &opt, .reuse = reuse,
+                       .ax_start = opt.warm_start ? ax_start : NULL};
     if ((rc = rate_sparse_solve(ctx, &sp, st)) < 0) goto done;
 
     for (uint32_t j = 0; j < p->n_pairs; j++) {
@@ -202,7 +219,8 @@ int rate_solve_with(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_opti
                                  : st->path == DATUM_RATE_DIRECT ? DATUM_RATE_NULL_FACTOR
                                                                  : DATUM_RATE_NULL_SEARCH;
     st->null_total = st->null_structural - st->null_dense_structural + st->null_numeric + st->null_dense;
-    if ((rc = residuals(ctx, p, a, opt.ridge, res->rating, rc_all, st)) != DATUM_OK) goto done;
+    if ((rc = residuals(ctx, p, a, &sp, opt.ridge, res->rating, rc_all, st, av_out)) != DATUM_OK)
+        goto done;
     st->converged = st->range_residual <= opt.tolerance;
     rc = st->converged ? DATUM_OK : DATUM_W_INACCURATE;
 done:
@@ -222,5 +240,5 @@ done:
 int datum_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_options *options,
                      datum_rate_result **out)
 {
-    return rate_solve_with(ctx, p, options, NULL, NULL, NULL, out);
+    return rate_solve_with(ctx, p, options, NULL, NULL, NULL, NULL, NULL, out);
 }

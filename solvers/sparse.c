@@ -104,13 +104,22 @@ static void apply(datum_ctx *ctx, const operator *op, const double *x, double *y
         for (uint32_t j = 0; j < op->a->n; j++) y[j] += op->shift[j] * x[j];
 }
 
-/* Relative residual ||b - op x|| / ||b|| (into res). */
+/* Relative residual ||b - op x|| / ||b|| (into res). With ax (else NULL),
+ * A x on every row (the pins' too; x is 0 off the active pairs) into ax, for
+ * the report's residuals (solve.c): the active rows' sums are op's, bit for
+ * bit (an inactive column adds only zeros to them). */
 static double residual(datum_ctx *ctx, const operator *op, const double *b, const double *x,
-                       double *res)
+                       double *res, double *ax)
 {
     uint32_t n = op->a->n;
-    apply(ctx, op, x, res);
-    for (uint32_t j = 0; j < n; j++) res[j] = b[j] - res[j];
+    if (ax) {
+        rate_matvec(ctx, op->a, NULL, x, ax);
+        for (uint32_t j = 0; j < n; j++)
+            res[j] = op->active[j] ? b[j] - (op->shift ? ax[j] + op->shift[j] * x[j] : ax[j]) : b[j];
+    } else {
+        apply(ctx, op, x, res);
+        for (uint32_t j = 0; j < n; j++) res[j] = b[j] - res[j];
+    }
     double bn = rate_norm(n, b);
     return bn > 0 ? rate_norm(n, res) / bn : 0;
 }
@@ -319,7 +328,7 @@ static int direct(datum_ctx *ctx, rate_sparse *sp, cholmod_sparse *M, cholmod_fa
     }
     /* Iterative refinement with the factor, when the residual asks for it. */
     for (int step = 0; rc == DATUM_OK && step < 3; step++) {
-        if (residual(ctx, op, b, sp->y, res) <= 0.125 * sp->opt->tolerance) break;
+        if (residual(ctx, op, b, sp->y, res, NULL) <= 0.125 * sp->opt->tolerance) break;
         if ((rc = factor_solve(ctx, L, nb, res, dx, cm)) != DATUM_OK) break;
         for (uint32_t j = 0; j < n; j++) sp->y[j] += sp->active[j] ? dx[j] : 0;
     }
@@ -837,14 +846,28 @@ static int precond_apply(datum_ctx *ctx, const precond *pc, const uint8_t *activ
  * A-orthogonal to Z, and the first directions are recorded for dz's Ritz
  * step. Returns the iterations; trace[i] (if not NULL, room for
  * max_iterations + 1) receives the recurrence's relative residual after i
- * iterations, *final_rel the true one at the end. */
+ * iterations, *final_rel the true one at the end, and ax (if not NULL) A x
+ * on every row for the final x (the last true residual's product: the
+ * report's residuals need no product of their own). */
 static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, rate_recycle *dz,
                const double *b, double *x, double tol, int max_iterations, double *work,
-               double *trace, double *final_rel, int *rc)
+               double *trace, double *final_rel, const double *ax0, double *ax, int *rc)
 {
     uint32_t n = op->a->n;
     double *r = work, *z = r + n, *p = z + n, *q = p + n;
-    double bnorm = rate_norm(n, b), rel = residual(ctx, op, b, x, r);
+    double bnorm = rate_norm(n, b), rel;
+    int fresh = 1; /* ax is A x */
+    if (ax0) { /* A x given (ax0): only to start from; stopping asks for a product */
+        for (uint32_t j = 0; j < n; j++) r[j] = op->active[j] ? b[j] - ax0[j] : b[j];
+        rel = bnorm > 0 ? rate_norm(n, r) / bnorm : 0;
+        fresh = 0;
+        if (!(rel > tol)) {
+            rel = residual(ctx, op, b, x, r, ax);
+            fresh = 1;
+        }
+    } else {
+        rel = residual(ctx, op, b, x, r, ax);
+    }
     int it = 0;
     if (trace) trace[0] = rel;
     while (*rc == DATUM_OK && bnorm > 0 && rel > tol && it < max_iterations) {
@@ -879,9 +902,11 @@ static int pcg(datum_ctx *ctx, const operator *op, const precond *pc, rate_recyc
         }
     confirm:;
         double before = rel;
-        rel = residual(ctx, op, b, x, r);
+        rel = residual(ctx, op, b, x, r, ax);
+        fresh = 1;
         if (rel > tol && !(rel < 0.5 * before)) break; /* stagnation */
     }
+    if (ax && !fresh) rel = residual(ctx, op, b, x, r, ax); /* stopped before any */
     if (final_rel) *final_rel = rel;
     return it;
 }
@@ -928,8 +953,17 @@ static int iterative(datum_ctx *ctx, rate_sparse *sp, const numbering *nb, const
         rate_recycle *dz = sp->reuse && !sp->reuse->L && !sp->shift && pc.inv_diag && !pc.reuse
                                ? rate_reuse_recycle(sp->reuse) : NULL;
         if (dz) rate_recycle_begin(dz, sp->a, sp->active);
+        /* A times the warm start, when the caller has it: A x there, x
+         * being the warm start moved by a null vector of A and cut to the
+         * unknowns (A joins no two components). Once: a later path of
+         * this solve starts without it. */
+        const double *ax0 = sp->ax_start && !sp->shift && sp->null.n_extra == 0 ? sp->ax_start : NULL;
+        sp->ax_start = NULL;
         st->iterations = pcg(ctx, op, &pc, dz, b, x, sp->opt->tolerance, max_iterations, work,
-                             trace, final_rel, &rc);
+                             trace, final_rel, ax0, sp->ax, &rc);
+        /* A numerical null vector is null to its check's precision only:
+         * then the report's residuals take their own product. */
+        sp->ax_valid = rc == DATUM_OK && sp->null.n_extra == 0;
         /* A quick solve says Z still holds the slow modes: its Ritz step,
          * which costs a few iterations, is kept for the slower dates. */
         if (dz && rc == DATUM_OK &&
@@ -969,6 +1003,7 @@ static int trial_undo(datum_ctx *ctx, rate_sparse *sp, const uint8_t *pins0, dat
     st->peeled_pieces = st->blocks = st->coarse = 0;
     st->iterations = 0;
     st->block_size = 0;
+    sp->ax_valid = 0;
     st->time_factorise = st->time_solve = 0;
     return DATUM_OK;
 }
@@ -1039,7 +1074,9 @@ int rate_sparse_solve(datum_ctx *ctx, rate_sparse *sp, datum_rate_stats *st)
     sp->active = datum_calloc(ctx, n, 1);
     sp->rc = datum_calloc(ctx, n, sizeof *sp->rc);
     sp->y = datum_calloc(ctx, n, sizeof *sp->y);
-    if (!sp->sparse || !sp->pinned || !sp->active || !sp->rc || !sp->y ||
+    sp->ax = datum_malloc(ctx, n ? n : 1, sizeof *sp->ax);
+    sp->ax_valid = 0;
+    if (!sp->sparse || !sp->pinned || !sp->active || !sp->rc || !sp->y || !sp->ax ||
         rate_null_init(ctx, &sp->null, s, sp->p->n) != DATUM_OK ||
         (opt->ridge > 0 && !(shift = datum_calloc(ctx, n, sizeof *shift)))) {
         rc = DATUM_E_NOMEM;
@@ -1162,5 +1199,6 @@ void rate_sparse_free(rate_sparse *sp)
     datum_free(sp->active);
     datum_free(sp->rc);
     datum_free(sp->y);
+    datum_free(sp->ax);
     rate_null_free(&sp->null);
 }
