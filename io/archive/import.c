@@ -92,11 +92,13 @@ static uint32_t slot_tag(uint64_t h, size_t len)
     return ((uint32_t)(h >> 32) & ~15u) | (uint32_t)(len < 15 ? len : 15);
 }
 
-/* The first eight bytes of s[0..len), zero-padded. */
+/* The first eight bytes of s[0..len), zero-padded (a load of eight
+ * bytes for a name that long, as a pair number is: no call of memcpy). */
 static uint64_t name_head(const char *s, size_t len)
 {
     uint64_t w = 0;
-    memcpy(&w, s, len < 8 ? len : 8);
+    if (len >= 8) memcpy(&w, s, 8);
+    else memcpy(&w, s, len);
     return w;
 }
 
@@ -163,8 +165,23 @@ static int dict_find(datum_ctx *ctx, dict *d, const char *s, size_t len, uint64_
     return DATUM_OK;
 }
 
-/* The id of name s (of length len), adding it if new. */
-static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
+/* dict_intern's way when the name is not among the recent ones: the
+ * table, and the name made a recent one. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int dict_intern_table(datum_ctx *ctx, dict *d, const char *s, size_t len, uint64_t head,
+                             dict_recent *recent, uint32_t *id)
+{
+    int rc = dict_find(ctx, d, s, len, head, id);
+    if (rc == DATUM_OK && len <= 8) *recent = (dict_recent){head, (uint32_t)len, *id + 1};
+    return rc;
+}
+
+/* The id of name s (of length len), adding it if new. Inline where it is
+ * called, the table apart: most names (the pairs of an event, again and
+ * again) are recent ones. */
+static inline int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
 {
     uint64_t head = name_head(s, len);
     dict_recent *recent = &d->recent[(head * 0x9e3779b97f4a7c15ull) >> 56];
@@ -172,9 +189,7 @@ static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint3
         *id = recent->id1 - 1;
         return DATUM_OK;
     }
-    int rc = dict_find(ctx, d, s, len, head, id);
-    if (rc == DATUM_OK && len <= 8) *recent = (dict_recent){head, (uint32_t)len, *id + 1};
-    return rc;
+    return dict_intern_table(ctx, d, s, len, head, recent, id);
 }
 
 typedef struct {
