@@ -308,6 +308,13 @@ typedef struct {
     packing pack;
 } run_info;
 
+/* The last row's name in a dictionary: its id + 1 (0: none), its length
+ * and where its bytes start among the dictionary's (they may move). */
+typedef struct {
+    uint32_t id1;
+    size_t len, at;
+} last_name;
+
 typedef struct importer importer;
 
 /* What one thread reads: its own dictionaries (provisional ids), its run,
@@ -332,7 +339,7 @@ typedef struct {
     uint64_t *keys;  /* sort_run's scratch: keys, and the radix sort's second order */
     uint32_t *idx2;
     size_t order_cap, keys_cap, idx2_cap;
-    uint32_t last_event, last_section; /* ids of the last row's names: rows come in events */
+    last_name last_event, last_section; /* the last row's: rows come in events */
     int out_of_order; /* a row of the run does not come strictly after the one before it */
     /* After all is read: each id's final rank (deals: its global id). */
     uint32_t *final[IO_N_DICTS], *final_deal;
@@ -381,16 +388,17 @@ static void note_ranges(worker *im, const row *r)
 }
 
 /* The id of a name that is usually the previous row's (events and sections
- * come in blocks): compared first, hashed only when it changed. */
-static int intern_repeated(worker *im, dict *d, const char *s, size_t len, uint32_t *last,
-                           uint32_t *id)
+ * come in blocks): compared first, with its length and place kept (no
+ * look at the dictionary's starts), hashed only when it changed. */
+static inline int intern_repeated(worker *im, dict *d, const char *s, size_t len, last_name *last,
+                                  uint32_t *id)
 {
-    if (*last < d->n && name_len(d, *last) == len && io_same_bytes(d->bytes + d->start[*last], s, len)) {
-        *id = *last;
+    if (last->id1 && last->len == len && io_same_bytes(d->bytes + last->at, s, len)) {
+        *id = last->id1 - 1;
         return DATUM_OK;
     }
     int rc = dict_intern(im->im->ctx, d, s, len, id);
-    if (rc == DATUM_OK) *last = *id;
+    if (rc == DATUM_OK) *last = (last_name){*id + 1, len, d->start[*id]};
     return rc;
 }
 
@@ -1934,8 +1942,7 @@ static void reset_reading(importer *im)
     for (size_t i = 0; i < im->n_workers; i++) {
         worker *w = &im->workers[i];
         worker_free(w);
-        *w = (worker){.im = im, .run_cap = w->run_cap, .run_cap_extra = w->run_cap_extra,
-                      .last_event = UINT32_MAX, .last_section = UINT32_MAX};
+        *w = (worker){.im = im, .run_cap = w->run_cap, .run_cap_extra = w->run_cap_extra};
     }
     im->n_runs = 0;
     im->scratch_len = 0;
@@ -2025,8 +2032,7 @@ static int read_parts(importer *im, void *pbn)
      * from its line in the file, is the one to report. */
     char message[1024];
     snprintf(message, sizeof message, "%s", datum_ctx_message(ctx));
-    worker again = {.im = im, .run_cap = 0, .last_event = UINT32_MAX,
-                    .last_section = UINT32_MAX};
+    worker again = {.im = im, .run_cap = 0};
     datum_ctx_clear(ctx);
     int rc = read_part(&again, first_failed, pbn);
     worker_free(&again);
@@ -2135,8 +2141,7 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                cap_extra = share / ROW_BYTES_EXTRA;
         im.workers[i] = (worker){.im = &im, .run_cap = cap > UINT32_MAX ? UINT32_MAX : cap ? cap : 1,
                                  .run_cap_extra = cap_extra > UINT32_MAX ? UINT32_MAX
-                                                  : cap_extra ? cap_extra : 1,
-                                 .last_event = UINT32_MAX, .last_section = UINT32_MAX};
+                                                  : cap_extra ? cap_extra : 1};
     }
     uint64_t split = io->split_bytes ? io->split_bytes : SPLIT_MIN_BYTES;
     phases ph;
