@@ -354,6 +354,7 @@ struct importer {
     worker *workers;
     size_t n_workers;
     int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
+    int any_extras; /* a row has an extra (open_sources): else the merge moves none */
     uint64_t n_sitouts, n_rows;
     int32_t max_board, max_table, min_score, max_score, min_date, max_date;
     /* The scratch file and the runs spilled to it (under the critical section
@@ -906,7 +907,8 @@ typedef struct {
 } source;
 
 /* Row r of worker w and its extra x (NULL: none) into *to and *to_x, their
- * names given their final ranks (the deal, its global id). */
+ * names given their final ranks (the deal, its global id); to_x NULL: no
+ * row of the import has an extra (none is copied). */
 static void ranked(const worker *w, const row *r, const extra *x, row *to, extra *to_x)
 {
     *to = *r;
@@ -914,6 +916,7 @@ static void ranked(const worker *w, const row *r, const extra *x, row *to, extra
     to->section = w->final[IO_D_SECTIONS][r->section];
     to->ns_pair = w->final[IO_D_PAIRS][r->ns_pair];
     to->ew_pair = w->final[IO_D_PAIRS][r->ew_pair];
+    if (!to_x) return;
     *to_x = x ? *x : kNoExtra;
     if (!x) return;
     if (x->match != NO_TEAM) {
@@ -974,7 +977,8 @@ typedef struct {
     const unsigned char *recs; /* spilled: the records from lo on */
     uint64_t lo, at, end;
     row current; /* its names ranked (ranked()) */
-    extra current_extra;
+    extra current_extra; /* when the import has extras (importer.any_extras) */
+    int extras;
 } cursor;
 
 /* Loads the cursor's next row as its current one; 0 at the end. */
@@ -982,7 +986,7 @@ static int cursor_next(cursor *c)
 {
     if (c->at == c->end) return 0;
     source_ranked(c->s, c->at, c->recs ? c->recs + (c->at - c->lo) * c->s->record : NULL,
-                  &c->current, &c->current_extra);
+                  &c->current, c->extras ? &c->current_extra : NULL);
     c->at++;
     return 1;
 }
@@ -1041,15 +1045,17 @@ static int check_tables(const importer *im, const row *rows, size_t n)
     return DATUM_OK;
 }
 
-/* The 2n seats of the field rows[0..n) (extras xs): its pairs, or its
- * teams, sorted by identifier, then by place in the input. */
+/* The 2n seats of the field rows[0..n) (extras xs, NULL when the import
+ * has none: pairs only): its pairs, or its teams, sorted by identifier,
+ * then by place in the input. */
 static void sort_seats(const row *rows, const extra *xs, size_t n, int teams, seat *seats)
 {
     for (size_t i = 0; i < n; i++) {
-        seats[2 * i] = teams ? (seat){xs[i].ns_team, "ns_team", &rows[i], &xs[i]}
-                             : (seat){rows[i].ns_pair, "ns_pair", &rows[i], &xs[i]};
-        seats[2 * i + 1] = teams ? (seat){xs[i].ew_team, "ew_team", &rows[i], &xs[i]}
-                                 : (seat){rows[i].ew_pair, "ew_pair", &rows[i], &xs[i]};
+        const extra *x = xs ? &xs[i] : NULL; /* teams: never NULL */
+        seats[2 * i] = teams ? (seat){x->ns_team, "ns_team", &rows[i], x}
+                             : (seat){rows[i].ns_pair, "ns_pair", &rows[i], x};
+        seats[2 * i + 1] = teams ? (seat){x->ew_team, "ew_team", &rows[i], x}
+                                 : (seat){rows[i].ew_pair, "ew_pair", &rows[i], x};
     }
     qsort(seats, 2 * n, sizeof *seats, compare_seats);
 }
@@ -1376,15 +1382,15 @@ static int finish_field(merger *m, slot *t)
 {
     importer *im = m->im;
     const row *rows = m->field;
-    const extra *xs = m->field_extra;
+    const extra *xs = im->any_extras ? m->field_extra : NULL; /* NULL: no teams, deals, figures */
     size_t n = m->field_n;
     uint32_t deal = NO_DEAL;
     if (n == 0) return DATUM_OK;
     int rc = check_tables(im, rows, n);
     if (rc == DATUM_OK) rc = datum_reserve(im->ctx, &m->seats, &m->seats_cap, 2 * n, sizeof *m->seats);
     if (rc == DATUM_OK && pairs_repeat(m, rows, n)) rc = check_pairs(im, rows, xs, n, m->seats);
-    if (rc == DATUM_OK) rc = check_teams(im, rows, xs, n, m->seats);
-    if (rc == DATUM_OK && im->has_deals) rc = field_deal(im, rows, xs, n, &deal);
+    if (rc == DATUM_OK && xs) rc = check_teams(im, rows, xs, n, m->seats);
+    if (rc == DATUM_OK && xs && im->has_deals) rc = field_deal(im, rows, xs, n, &deal);
     if (rc != DATUM_OK) return rc;
     batch *b = &t->b;
     size_t f = t->n_fields, at = t->n_rows;
@@ -1403,13 +1409,13 @@ static int finish_field(merger *m, slot *t)
     }
     /* The columns the archive has (batch_chunk hands on no others). */
     for (size_t i = 0; im->has_teams && i < n; i++) {
-        const extra *x = &xs[i];
+        const extra *x = xs ? &xs[i] : &kNoExtra;
         b->ns_team[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->ns_team;
         b->ew_team[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->ew_team;
         b->match[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->match;
     }
     for (size_t i = 0; (im->has_published || im->has_published_percent) && i < n; i++) {
-        const extra *p = &xs[i];
+        const extra *p = xs ? &xs[i] : &kNoExtra;
         b->published_method[at + i] = rows[i].method;
         b->published_ns[at + i] = p->ns;
         b->published_ew[at + i] = p->ew;
@@ -1424,7 +1430,8 @@ static int finish_field(merger *m, slot *t)
     return DATUM_OK;
 }
 
-/* One merged row, its names already ranked. */
+/* One merged row, its names already ranked, and its extra (NULL: the
+ * import has none). */
 static int merger_row(merger *m, slot *t, const row *r, const extra *x)
 {
     datum_ctx *ctx = m->im->ctx;
@@ -1437,7 +1444,7 @@ static int merger_row(merger *m, slot *t, const row *r, const extra *x)
          (rc = datum_reserve(ctx, &m->field_extra, &cap, need, sizeof *m->field_extra)) != DATUM_OK))
         return rc;
     m->field[m->field_n] = *r;
-    m->field_extra[m->field_n] = *x;
+    if (x) m->field_extra[m->field_n] = *x;
     m->field_n++;
     return DATUM_OK;
 }
@@ -1501,7 +1508,7 @@ static int merge_segment(merger *m, const segments *sg, size_t k, slot *t)
     int rc = DATUM_OK;
     for (size_t i = 0, at = 0; i < n_src && rc == DATUM_OK; i++) {
         const source *s = &sg->src[i];
-        m->cur[i] = (cursor){.s = s, .lo = lo[i], .at = lo[i], .end = hi[i]};
+        m->cur[i] = (cursor){.s = s, .lo = lo[i], .at = lo[i], .end = hi[i], .extras = im->any_extras};
         if (s->order || hi[i] == lo[i]) continue;
         m->cur[i].recs = m->recs + at;
         rc = source_read(im, s, lo[i], hi[i], m->recs + at);
@@ -1512,7 +1519,8 @@ static int merge_segment(merger *m, const segments *sg, size_t k, slot *t)
     for (size_t i = n; rc == DATUM_OK && i-- > 0;) sift_down(m->heap, n, i);
     while (rc == DATUM_OK && n > 0) {
         cursor *c = m->heap[0];
-        if ((rc = merger_row(m, t, &c->current, &c->current_extra)) != DATUM_OK) break;
+        if ((rc = merger_row(m, t, &c->current, c->extras ? &c->current_extra : NULL)) != DATUM_OK)
+            break;
         if (!cursor_next(c)) m->heap[0] = m->heap[--n];
         sift_down(m->heap, n, 0);
     }
@@ -1760,9 +1768,11 @@ static int open_sources(importer *im, source **out, size_t *n_out)
         if (im->n_runs == 0) {
             const worker *w = &im->workers[i];
             s[i] = (source){.w = w, .order = w->order, .n = w->n};
+            im->any_extras |= w->extras != NULL;
         } else {
             const run_info *r = &im->runs[i];
             s[i] = (source){.w = &im->workers[r->worker], .run = *r, .n = r->n, .record = r->record};
+            im->any_extras |= r->has_extras;
         }
     }
     return DATUM_OK;
