@@ -92,11 +92,13 @@ static uint32_t slot_tag(uint64_t h, size_t len)
     return ((uint32_t)(h >> 32) & ~15u) | (uint32_t)(len < 15 ? len : 15);
 }
 
-/* The first eight bytes of s[0..len), zero-padded. */
+/* The first eight bytes of s[0..len), zero-padded (a load of eight
+ * bytes for a name that long, as a pair number is: no call of memcpy). */
 static uint64_t name_head(const char *s, size_t len)
 {
     uint64_t w = 0;
-    memcpy(&w, s, len < 8 ? len : 8);
+    if (len >= 8) memcpy(&w, s, 8);
+    else memcpy(&w, s, len);
     return w;
 }
 
@@ -163,8 +165,23 @@ static int dict_find(datum_ctx *ctx, dict *d, const char *s, size_t len, uint64_
     return DATUM_OK;
 }
 
-/* The id of name s (of length len), adding it if new. */
-static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
+/* dict_intern's way when the name is not among the recent ones: the
+ * table, and the name made a recent one. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int dict_intern_table(datum_ctx *ctx, dict *d, const char *s, size_t len, uint64_t head,
+                             dict_recent *recent, uint32_t *id)
+{
+    int rc = dict_find(ctx, d, s, len, head, id);
+    if (rc == DATUM_OK && len <= 8) *recent = (dict_recent){head, (uint32_t)len, *id + 1};
+    return rc;
+}
+
+/* The id of name s (of length len), adding it if new. Inline where it is
+ * called, the table apart: most names (the pairs of an event, again and
+ * again) are recent ones. */
+static inline int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint32_t *id)
 {
     uint64_t head = name_head(s, len);
     dict_recent *recent = &d->recent[(head * 0x9e3779b97f4a7c15ull) >> 56];
@@ -172,9 +189,7 @@ static int dict_intern(datum_ctx *ctx, dict *d, const char *s, size_t len, uint3
         *id = recent->id1 - 1;
         return DATUM_OK;
     }
-    int rc = dict_find(ctx, d, s, len, head, id);
-    if (rc == DATUM_OK && len <= 8) *recent = (dict_recent){head, (uint32_t)len, *id + 1};
-    return rc;
+    return dict_intern_table(ctx, d, s, len, head, recent, id);
 }
 
 typedef struct {
@@ -293,6 +308,13 @@ typedef struct {
     packing pack;
 } run_info;
 
+/* The last row's name in a dictionary: its id + 1 (0: none), its length
+ * and where its bytes start among the dictionary's (they may move). */
+typedef struct {
+    uint32_t id1;
+    size_t len, at;
+} last_name;
+
 typedef struct importer importer;
 
 /* What one thread reads: its own dictionaries (provisional ids), its run,
@@ -317,10 +339,15 @@ typedef struct {
     uint64_t *keys;  /* sort_run's scratch: keys, and the radix sort's second order */
     uint32_t *idx2;
     size_t order_cap, keys_cap, idx2_cap;
-    uint32_t last_event, last_section; /* ids of the last row's names: rows come in events */
+    last_name last_event, last_section; /* the last row's: rows come in events */
     int out_of_order; /* a row of the run does not come strictly after the one before it */
     /* After all is read: each id's final rank (deals: its global id). */
     uint32_t *final[IO_N_DICTS], *final_deal;
+    /* The workers lie side by side and each writes its counts and flags
+     * at every row: the next one's first fields kept off this one's last
+     * cache line (out_of_order shared a line with the next worker's `im`
+     * at some addresses: its reading a sixth slower on 2 threads). */
+    char tail_pad[64];
 } worker;
 
 struct importer {
@@ -332,6 +359,7 @@ struct importer {
     worker *workers;
     size_t n_workers;
     int has_adjusted, has_teams, has_published, has_published_percent, has_deals;
+    int any_extras; /* a row has an extra (open_sources): else the merge moves none */
     uint64_t n_sitouts, n_rows;
     int32_t max_board, max_table, min_score, max_score, min_date, max_date;
     /* The scratch file and the runs spilled to it (under the critical section
@@ -366,16 +394,17 @@ static void note_ranges(worker *im, const row *r)
 }
 
 /* The id of a name that is usually the previous row's (events and sections
- * come in blocks): compared first, hashed only when it changed. */
-static int intern_repeated(worker *im, dict *d, const char *s, size_t len, uint32_t *last,
-                           uint32_t *id)
+ * come in blocks): compared first, with its length and place kept (no
+ * look at the dictionary's starts), hashed only when it changed. */
+static inline int intern_repeated(worker *im, dict *d, const char *s, size_t len, last_name *last,
+                                  uint32_t *id)
 {
-    if (*last < d->n && name_len(d, *last) == len && io_same_bytes(d->bytes + d->start[*last], s, len)) {
-        *id = *last;
+    if (last->id1 && last->len == len && io_same_bytes(d->bytes + last->at, s, len)) {
+        *id = last->id1 - 1;
         return DATUM_OK;
     }
     int rc = dict_intern(im->im->ctx, d, s, len, id);
-    if (rc == DATUM_OK) *last = *id;
+    if (rc == DATUM_OK) *last = (last_name){*id + 1, len, d->start[*id]};
     return rc;
 }
 
@@ -883,7 +912,8 @@ typedef struct {
 } source;
 
 /* Row r of worker w and its extra x (NULL: none) into *to and *to_x, their
- * names given their final ranks (the deal, its global id). */
+ * names given their final ranks (the deal, its global id); to_x NULL: no
+ * row of the import has an extra (none is copied). */
 static void ranked(const worker *w, const row *r, const extra *x, row *to, extra *to_x)
 {
     *to = *r;
@@ -891,6 +921,7 @@ static void ranked(const worker *w, const row *r, const extra *x, row *to, extra
     to->section = w->final[IO_D_SECTIONS][r->section];
     to->ns_pair = w->final[IO_D_PAIRS][r->ns_pair];
     to->ew_pair = w->final[IO_D_PAIRS][r->ew_pair];
+    if (!to_x) return;
     *to_x = x ? *x : kNoExtra;
     if (!x) return;
     if (x->match != NO_TEAM) {
@@ -951,7 +982,8 @@ typedef struct {
     const unsigned char *recs; /* spilled: the records from lo on */
     uint64_t lo, at, end;
     row current; /* its names ranked (ranked()) */
-    extra current_extra;
+    extra current_extra; /* when the import has extras (importer.any_extras) */
+    int extras;
 } cursor;
 
 /* Loads the cursor's next row as its current one; 0 at the end. */
@@ -959,7 +991,7 @@ static int cursor_next(cursor *c)
 {
     if (c->at == c->end) return 0;
     source_ranked(c->s, c->at, c->recs ? c->recs + (c->at - c->lo) * c->s->record : NULL,
-                  &c->current, &c->current_extra);
+                  &c->current, c->extras ? &c->current_extra : NULL);
     c->at++;
     return 1;
 }
@@ -1018,15 +1050,17 @@ static int check_tables(const importer *im, const row *rows, size_t n)
     return DATUM_OK;
 }
 
-/* The 2n seats of the field rows[0..n) (extras xs): its pairs, or its
- * teams, sorted by identifier, then by place in the input. */
+/* The 2n seats of the field rows[0..n) (extras xs, NULL when the import
+ * has none: pairs only): its pairs, or its teams, sorted by identifier,
+ * then by place in the input. */
 static void sort_seats(const row *rows, const extra *xs, size_t n, int teams, seat *seats)
 {
     for (size_t i = 0; i < n; i++) {
-        seats[2 * i] = teams ? (seat){xs[i].ns_team, "ns_team", &rows[i], &xs[i]}
-                             : (seat){rows[i].ns_pair, "ns_pair", &rows[i], &xs[i]};
-        seats[2 * i + 1] = teams ? (seat){xs[i].ew_team, "ew_team", &rows[i], &xs[i]}
-                                 : (seat){rows[i].ew_pair, "ew_pair", &rows[i], &xs[i]};
+        const extra *x = xs ? &xs[i] : NULL; /* teams: never NULL */
+        seats[2 * i] = teams ? (seat){x->ns_team, "ns_team", &rows[i], x}
+                             : (seat){rows[i].ns_pair, "ns_pair", &rows[i], x};
+        seats[2 * i + 1] = teams ? (seat){x->ew_team, "ew_team", &rows[i], x}
+                                 : (seat){rows[i].ew_pair, "ew_pair", &rows[i], x};
     }
     qsort(seats, 2 * n, sizeof *seats, compare_seats);
 }
@@ -1320,6 +1354,7 @@ typedef struct {
     cursor *cur;
     cursor **heap;
     io_compressor z;
+    char tail_pad[64]; /* the mergers lie side by side: no cache line shared (see worker) */
 } merger;
 
 static void merger_free(merger *m)
@@ -1353,15 +1388,15 @@ static int finish_field(merger *m, slot *t)
 {
     importer *im = m->im;
     const row *rows = m->field;
-    const extra *xs = m->field_extra;
+    const extra *xs = im->any_extras ? m->field_extra : NULL; /* NULL: no teams, deals, figures */
     size_t n = m->field_n;
     uint32_t deal = NO_DEAL;
     if (n == 0) return DATUM_OK;
     int rc = check_tables(im, rows, n);
     if (rc == DATUM_OK) rc = datum_reserve(im->ctx, &m->seats, &m->seats_cap, 2 * n, sizeof *m->seats);
     if (rc == DATUM_OK && pairs_repeat(m, rows, n)) rc = check_pairs(im, rows, xs, n, m->seats);
-    if (rc == DATUM_OK) rc = check_teams(im, rows, xs, n, m->seats);
-    if (rc == DATUM_OK && im->has_deals) rc = field_deal(im, rows, xs, n, &deal);
+    if (rc == DATUM_OK && xs) rc = check_teams(im, rows, xs, n, m->seats);
+    if (rc == DATUM_OK && xs && im->has_deals) rc = field_deal(im, rows, xs, n, &deal);
     if (rc != DATUM_OK) return rc;
     batch *b = &t->b;
     size_t f = t->n_fields, at = t->n_rows;
@@ -1380,13 +1415,13 @@ static int finish_field(merger *m, slot *t)
     }
     /* The columns the archive has (batch_chunk hands on no others). */
     for (size_t i = 0; im->has_teams && i < n; i++) {
-        const extra *x = &xs[i];
+        const extra *x = xs ? &xs[i] : &kNoExtra;
         b->ns_team[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->ns_team;
         b->ew_team[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->ew_team;
         b->match[at + i] = x->match == NO_TEAM ? -1 : (int32_t)x->match;
     }
     for (size_t i = 0; (im->has_published || im->has_published_percent) && i < n; i++) {
-        const extra *p = &xs[i];
+        const extra *p = xs ? &xs[i] : &kNoExtra;
         b->published_method[at + i] = rows[i].method;
         b->published_ns[at + i] = p->ns;
         b->published_ew[at + i] = p->ew;
@@ -1401,7 +1436,8 @@ static int finish_field(merger *m, slot *t)
     return DATUM_OK;
 }
 
-/* One merged row, its names already ranked. */
+/* One merged row, its names already ranked, and its extra (NULL: the
+ * import has none). */
 static int merger_row(merger *m, slot *t, const row *r, const extra *x)
 {
     datum_ctx *ctx = m->im->ctx;
@@ -1414,7 +1450,7 @@ static int merger_row(merger *m, slot *t, const row *r, const extra *x)
          (rc = datum_reserve(ctx, &m->field_extra, &cap, need, sizeof *m->field_extra)) != DATUM_OK))
         return rc;
     m->field[m->field_n] = *r;
-    m->field_extra[m->field_n] = *x;
+    if (x) m->field_extra[m->field_n] = *x;
     m->field_n++;
     return DATUM_OK;
 }
@@ -1478,7 +1514,7 @@ static int merge_segment(merger *m, const segments *sg, size_t k, slot *t)
     int rc = DATUM_OK;
     for (size_t i = 0, at = 0; i < n_src && rc == DATUM_OK; i++) {
         const source *s = &sg->src[i];
-        m->cur[i] = (cursor){.s = s, .lo = lo[i], .at = lo[i], .end = hi[i]};
+        m->cur[i] = (cursor){.s = s, .lo = lo[i], .at = lo[i], .end = hi[i], .extras = im->any_extras};
         if (s->order || hi[i] == lo[i]) continue;
         m->cur[i].recs = m->recs + at;
         rc = source_read(im, s, lo[i], hi[i], m->recs + at);
@@ -1489,7 +1525,8 @@ static int merge_segment(merger *m, const segments *sg, size_t k, slot *t)
     for (size_t i = n; rc == DATUM_OK && i-- > 0;) sift_down(m->heap, n, i);
     while (rc == DATUM_OK && n > 0) {
         cursor *c = m->heap[0];
-        if ((rc = merger_row(m, t, &c->current, &c->current_extra)) != DATUM_OK) break;
+        if ((rc = merger_row(m, t, &c->current, c->extras ? &c->current_extra : NULL)) != DATUM_OK)
+            break;
         if (!cursor_next(c)) m->heap[0] = m->heap[--n];
         sift_down(m->heap, n, 0);
     }
@@ -1737,9 +1774,11 @@ static int open_sources(importer *im, source **out, size_t *n_out)
         if (im->n_runs == 0) {
             const worker *w = &im->workers[i];
             s[i] = (source){.w = w, .order = w->order, .n = w->n};
+            im->any_extras |= w->extras != NULL;
         } else {
             const run_info *r = &im->runs[i];
             s[i] = (source){.w = &im->workers[r->worker], .run = *r, .n = r->n, .record = r->record};
+            im->any_extras |= r->has_extras;
         }
     }
     return DATUM_OK;
@@ -1919,8 +1958,7 @@ static void reset_reading(importer *im)
     for (size_t i = 0; i < im->n_workers; i++) {
         worker *w = &im->workers[i];
         worker_free(w);
-        *w = (worker){.im = im, .run_cap = w->run_cap, .run_cap_extra = w->run_cap_extra,
-                      .last_event = UINT32_MAX, .last_section = UINT32_MAX};
+        *w = (worker){.im = im, .run_cap = w->run_cap, .run_cap_extra = w->run_cap_extra};
     }
     im->n_runs = 0;
     im->scratch_len = 0;
@@ -2010,8 +2048,7 @@ static int read_parts(importer *im, void *pbn)
      * from its line in the file, is the one to report. */
     char message[1024];
     snprintf(message, sizeof message, "%s", datum_ctx_message(ctx));
-    worker again = {.im = im, .run_cap = 0, .last_event = UINT32_MAX,
-                    .last_section = UINT32_MAX};
+    worker again = {.im = im, .run_cap = 0};
     datum_ctx_clear(ctx);
     int rc = read_part(&again, first_failed, pbn);
     worker_free(&again);
@@ -2120,8 +2157,7 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
                cap_extra = share / ROW_BYTES_EXTRA;
         im.workers[i] = (worker){.im = &im, .run_cap = cap > UINT32_MAX ? UINT32_MAX : cap ? cap : 1,
                                  .run_cap_extra = cap_extra > UINT32_MAX ? UINT32_MAX
-                                                  : cap_extra ? cap_extra : 1,
-                                 .last_event = UINT32_MAX, .last_section = UINT32_MAX};
+                                                  : cap_extra ? cap_extra : 1};
     }
     uint64_t split = io->split_bytes ? io->split_bytes : SPLIT_MIN_BYTES;
     phases ph;
