@@ -9,6 +9,7 @@
 #include "datum_jobs.h"
 #include "datum_rate.h"
 #include "datum_rate_jobs.h"
+#include "datum_simd.h"
 #include "datum_text.h"
 
 #include <math.h>
@@ -692,19 +693,10 @@ static void perturb_one(const chunk_job *j, size_t i, size_t q, size_t n, scratc
  * are numbers, in four fixed lanes (so that the additions overlap; the
  * order, hence the sum, is the same on every run). numbers: no a[r] or
  * b[r] is NaN (Butler's figures, the usual case), so that no test is needed
- * and the lanes are those of vector registers. */
-/* abs_diff compiled twice where GCC can: for AVX2 (its four lanes one
- * register), chosen at load time, and for any x86-64. Each lane keeps its
- * order and nothing is fused: both give the same bits (as solvers/recycle.c's
- * loops). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define LANES_WIDE __attribute__((target_clones("avx2", "default")))
-#else
-#define LANES_WIDE
-#endif
-
-LANES_WIDE static void abs_diff(uint64_t n, const double *a, const double *b, int numbers,
-                                double *sum, uint64_t *count)
+ * and the lanes are those of vector registers. Compiled for AVX2 (the
+ * four lanes one register) beside any x86-64 (datum_simd.h). */
+DATUM_AVX2_CLONES static void abs_diff(uint64_t n, const double *a, const double *b, int numbers,
+                                       double *sum, uint64_t *count)
 {
     double s[4] = {0, 0, 0, 0};
     uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, r = 0;

@@ -23,21 +23,15 @@
  * loops over pairs that sum nothing across pairs are split any way: the
  * same bits for any thread count.
  */
+#include "datum_simd.h"
 #include "rate_internal.h"
 
 #include <math.h>
 #include <omp.h>
 #include <string.h>
 
-/* The loops over a pair's K values, compiled twice where GCC can: for AVX2
- * (four doubles an instruction), chosen at load time, and for any x86-64
- * (two). Each value's sum keeps its order and no multiply-add is fused
- * (ISO C: no contraction), so both give the same bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define WIDE __attribute__((target_clones("avx2", "default")))
-#else
-#define WIDE
-#endif
+/* The loops over a pair's K values, compiled for AVX2 (four doubles an
+ * instruction) beside any x86-64 (two): datum_simd.h. */
 
 /* Pairs per tile of the Rayleigh-Ritz step: its vectors' slices stay in cache. */
 #define RECYCLE_TILE 256
@@ -88,7 +82,8 @@ void rate_recycle_free(rate_recycle *rc)
 
 #define K RATE_RECYCLE_VECTORS
 
-WIDE void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
+DATUM_AVX2_CLONES
+void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix *delta)
 {
     if (!rc->z || rc->k == 0) return;
     int k = rc->k;
@@ -114,7 +109,8 @@ WIDE void rate_recycle_update(rate_recycle *rc, double scale, const rate_matrix 
 }
 
 /* part += Z'(A Z) over pairs j0 .. j1-1 (k x k, row-major). */
-WIDE static void gram_rows(const rate_recycle *rc, uint32_t j0, uint32_t j1, int k, double *part)
+DATUM_AVX2_CLONES
+static void gram_rows(const rate_recycle *rc, uint32_t j0, uint32_t j1, int k, double *part)
 {
     for (uint32_t j = j0; j < j1; j++) {
         const double *zj = rc->z + (size_t)j * K, *azj = rc->az + (size_t)j * K;
@@ -186,8 +182,9 @@ int rate_recycle_begin(rate_recycle *rc, const rate_matrix *a, const uint8_t *ac
 }
 
 /* part += V'v over pairs j0 .. j1-1 (V by pairs, k values used). */
-WIDE static void sum_rows(const double *basis, const double *v, uint32_t j0, uint32_t j1, int k,
-                          double *part)
+DATUM_AVX2_CLONES
+static void sum_rows(const double *basis, const double *v, uint32_t j0, uint32_t j1, int k,
+                     double *part)
 {
     for (uint32_t j = j0; j < j1; j++) {
         const double *bj = basis + (size_t)j * K;
@@ -226,8 +223,9 @@ static inline double combine(const double *zj, const double *mu, int k)
 
 /* x += Z mu and r -= A Z mu (x may be NULL: r -= Z mu) over pairs j0 .. j1-1
  * with active[j] (all if NULL). */
-WIDE static void combine_rows(const double *z, const double *az, const double *mu, int k,
-                              const uint8_t *active, uint32_t j0, uint32_t j1, double *x, double *r)
+DATUM_AVX2_CLONES
+static void combine_rows(const double *z, const double *az, const double *mu, int k,
+                         const uint8_t *active, uint32_t j0, uint32_t j1, double *x, double *r)
 {
     for (uint32_t j = j0; j < j1; j++) {
         if (active && !active[j]) continue;
@@ -309,8 +307,9 @@ static void gather_tile(const rate_recycle *rc, int k, int m, uint32_t j0, uint3
 /* The lower triangles of G += W'AW (both halves of each product, halved
  * later) and H += W'DW over a tile of len pairs (rows of wt, at; d: their
  * weights). */
-WIDE static void gram_tile(const double *wt, const double *at, const double *d, uint32_t len,
-                           int dim, double *gc, double *hc)
+DATUM_AVX2_CLONES
+static void gram_tile(const double *wt, const double *at, const double *d, uint32_t len,
+                      int dim, double *gc, double *hc)
 {
     for (uint32_t t = 0; t < len; t++) {
         const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
@@ -326,8 +325,9 @@ WIDE static void gram_tile(const double *wt, const double *at, const double *d, 
 }
 
 /* Z = W C and A Z = (A W) C over a tile of len pairs (C: dim x keep). */
-WIDE static void ritz_tile(const double *wt, const double *at, const double *coef, uint32_t len,
-                           int dim, int keep, double *z, double *az)
+DATUM_AVX2_CLONES
+static void ritz_tile(const double *wt, const double *at, const double *coef, uint32_t len,
+                      int dim, int keep, double *z, double *az)
 {
     for (uint32_t t = 0; t < len; t++) {
         const double *wj = wt + (size_t)t * dim, *aj = at + (size_t)t * dim;
