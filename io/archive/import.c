@@ -880,8 +880,9 @@ static int spill_run(worker *w)
     int rc = sort_run(w);
     const uint32_t *order = w->out_of_order ? w->order : NULL; /* in order: the rows as they lie */
     size_t n_samples = w->n ? (w->n - 1) / SAMPLE_EVERY + 2 : 0;
-    field_key *samples = rc == DATUM_OK && n_samples ? datum_malloc(im->ctx, n_samples, sizeof *samples) : NULL;
-    if (rc == DATUM_OK && n_samples && !samples) rc = DATUM_E_NOMEM;
+    field_key *samples = NULL;
+    if (rc == DATUM_OK && n_samples && !(samples = datum_malloc(im->ctx, n_samples, sizeof *samples)))
+        rc = DATUM_E_NOMEM;
     for (size_t j = 0; rc == DATUM_OK && j < n_samples; j++) {
         size_t i = j + 1 < n_samples ? j * SAMPLE_EVERY : w->n - 1;
         const row *r = &w->rows[order ? order[i] : i];
@@ -895,8 +896,10 @@ static int spill_run(worker *w)
         if (rc == DATUM_OK) {
             at = im->scratch_len;
             im->scratch_len += (uint64_t)w->n * record;
-            im->runs[im->n_runs++] = (run_info){at,   w->n, has_extras, (size_t)(w - im->workers),
-                                                record, pack, samples, n_samples};
+            run_info run = {.offset = at, .n = w->n, .has_extras = has_extras,
+                            .worker = (size_t)(w - im->workers), .record = record, .pack = pack,
+                            .samples = samples, .n_samples = n_samples};
+            im->runs[im->n_runs++] = run;
             samples = NULL; /* the run's */
         }
     }
@@ -1660,8 +1663,8 @@ static int plan_segments(importer *im, const source *src, size_t n_src, segments
             int last = j + 1 == first[i + 1];
             at[j] = last ? src[i].n - 1 : (uint64_t)(j - first[i]) * spacing;
             if (spilled) {
-                const run_info *run = &src[i].run;
-                keys[j] = sample_ranked(&src[i], last ? run->n_samples - 1 : (size_t)(at[j] / SAMPLE_EVERY));
+                size_t sample = last ? src[i].run.n_samples - 1 : (size_t)(at[j] / SAMPLE_EVERY);
+                keys[j] = sample_ranked(&src[i], sample);
                 continue;
             }
             row r = {0};
@@ -2038,7 +2041,6 @@ static int plan_parts(importer *im, size_t n_paths, int forced, int threads, uin
 
 static void worker_free(worker *w);
 
-/* The workers emptied, the runs forgotten: the reading starts again. */
 /* The runs' samples freed, and no run left (the scratch file's bytes stay). */
 static void runs_free(importer *im)
 {
@@ -2046,6 +2048,7 @@ static void runs_free(importer *im)
     im->n_runs = 0;
 }
 
+/* The workers emptied, the runs forgotten: the reading starts again. */
 static void reset_reading(importer *im)
 {
     for (size_t i = 0; i < im->n_workers; i++) {
