@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KINDS DATUM_PERTURB_KINDS
@@ -262,7 +263,7 @@ static void scheveningen(text *t, const datum_compare_summary *s)
         put(t, "</text><line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#888'/>", left, mid,
             left + col * 8 + 20, mid);
         for (int side = 0; side < 2; side++)
-            for (int r = 0; r < 8; r++) {
+            for (int r = 0, stagger = 0; r < 8; r++) {
                 double dv = after[side][r] - before[side][r];
                 double hgt = dv * 40; /* 40 px an IMP */
                 int x = left + (side * 8 + r) * col / 2 + side * 10;
@@ -272,9 +273,17 @@ static void scheveningen(text *t, const datum_compare_summary *s)
                     hot ? "#d73027" : "#3b6fb6");
                 put(t, "<text x='%d' y='%d' class=tiny transform='rotate(-90 %d %d)'>%s%d</text>",
                     x + 10, height - 4, x + 10, height - 4, side ? "EW" : "NS", r + 1);
-                if (fabs(dv) >= 0.25) /* smaller changes would overprint their neighbours */
+                /* Smaller changes would overprint their neighbours; a label
+                 * beside another (a bar's width apart, narrower than the
+                 * label) goes a line further out. */
+                int labelled = fabs(dv) >= 0.25, sign = dv >= 0 ? 1 : -1;
+                stagger = labelled && stagger * sign > 0 && abs(stagger) == 1 ? 2 * sign
+                          : labelled                                        ? sign
+                                                                            : 0;
+                int out = abs(stagger) == 2 ? 10 : 0;
+                if (labelled)
                     put(t, "<text x='%d' y='%.1f' class=tiny>%+.2f</text>", x - 4,
-                        dv >= 0 ? mid - hgt - 4 : mid + fabs(hgt) + 11, dv);
+                        dv >= 0 ? mid - hgt - 4 - out : mid + fabs(hgt) + 11 + out, dv);
             }
         put(t, "</svg>\n");
     }

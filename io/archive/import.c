@@ -298,14 +298,32 @@ typedef struct {
     size_t words;
 } packing;
 
+/* A field's place in the order of the archive, (event, section, board):
+ * in a worker's ids in a run's samples, in final ranks in the merge's cuts. */
+typedef struct {
+    uint32_t event, section;
+    int32_t board;
+} field_key;
+
+/* A spilled run keeps the field of every SAMPLE_EVERY-th row and of its
+ * last in memory (12 bytes a 1024 rows, less than the names take): the
+ * merge's cuts come from them, not from a read of the scratch file a
+ * sample (a million reads, waiting on the disk once the scratch file has
+ * left the page cache: 5 s of a national import). */
+enum { SAMPLE_EVERY = 1024 };
+
 /* A sorted run in the scratch file: n records of `record` bytes from byte
  * offset, each a row packed by `pack` followed, if has_extras, by its
- * extra; its names are the ids of worker `worker`'s dictionaries. */
+ * extra; its names are the ids of worker `worker`'s dictionaries; samples:
+ * the fields of its rows 0, SAMPLE_EVERY, 2 SAMPLE_EVERY, ... and n - 1
+ * (n_samples of them, in that order, owned). */
 typedef struct {
     uint64_t offset, n;
     int has_extras;
     size_t worker, record;
     packing pack;
+    field_key *samples;
+    size_t n_samples;
 } run_info;
 
 /* The last row's name in a dictionary: its id + 1 (0: none), its length
@@ -860,6 +878,16 @@ static int spill_run(worker *w)
            record = packed + (has_extras ? sizeof(extra) : 0);
     uint64_t at = 0;
     int rc = sort_run(w);
+    const uint32_t *order = w->out_of_order ? w->order : NULL; /* in order: the rows as they lie */
+    size_t n_samples = w->n ? (w->n - 1) / SAMPLE_EVERY + 2 : 0;
+    field_key *samples = NULL;
+    if (rc == DATUM_OK && n_samples && !(samples = datum_malloc(im->ctx, n_samples, sizeof *samples)))
+        rc = DATUM_E_NOMEM;
+    for (size_t j = 0; rc == DATUM_OK && j < n_samples; j++) {
+        size_t i = j + 1 < n_samples ? j * SAMPLE_EVERY : w->n - 1;
+        const row *r = &w->rows[order ? order[i] : i];
+        samples[j] = (field_key){r->event, r->section, r->board};
+    }
 #pragma omp critical(import_scratch)
     {
         if (rc == DATUM_OK && im->scratch_fd < 0) rc = scratch_open(im);
@@ -868,13 +896,16 @@ static int spill_run(worker *w)
         if (rc == DATUM_OK) {
             at = im->scratch_len;
             im->scratch_len += (uint64_t)w->n * record;
-            im->runs[im->n_runs++] =
-                (run_info){at, w->n, has_extras, (size_t)(w - im->workers), record, pack};
+            run_info run = {.offset = at, .n = w->n, .has_extras = has_extras,
+                            .worker = (size_t)(w - im->workers), .record = record, .pack = pack,
+                            .samples = samples, .n_samples = n_samples};
+            im->runs[im->n_runs++] = run;
+            samples = NULL; /* the run's */
         }
     }
+    datum_free(samples);
     unsigned char *buf = rc == DATUM_OK ? datum_malloc(im->ctx, SPILL_BUFFER, 1) : NULL;
     if (rc == DATUM_OK && !buf) rc = DATUM_E_NOMEM;
-    const uint32_t *order = w->out_of_order ? w->order : NULL; /* in order: the rows as they lie */
     size_t fill = 0;
     for (size_t i = 0; rc == DATUM_OK && i < w->n; i++) {
         if (fill + record > SPILL_BUFFER) {
@@ -1534,13 +1565,6 @@ static int merge_segment(merger *m, const segments *sg, size_t k, slot *t)
     return rc;
 }
 
-/* A field's place in the order of the archive, (event, section, board) in
- * final ranks: the segments are cut between fields. */
-typedef struct {
-    uint32_t event, section;
-    int32_t board;
-} field_key;
-
 static field_key key_of(const row *r)
 {
     return (field_key){r->event, r->section, r->board};
@@ -1560,28 +1584,44 @@ static int compare_keys_q(const void *a, const void *b)
 
 /* The first row of source s (samples: its rows' keys at the rows `at`, the
  * first and the last among them, in order) whose field is at or after key;
- * *j: the first sample at or after key so far (the keys come in order). */
+ * *j: the first sample at or after key so far (the keys come in order). A
+ * spilled source's rows between two samples are read at once into *buf
+ * (grown as needed; the caller frees it) and searched there. */
 static int lower_bound(const importer *im, const source *s, const field_key *keys,
                        const uint64_t *at, size_t n_samples, size_t *j, const field_key *key,
-                       uint64_t *pos)
+                       unsigned char **buf, size_t *buf_cap, uint64_t *pos)
 {
     while (*j < n_samples && compare_keys(&keys[*j], key) < 0) (*j)++;
     if (*j == 0 || *j == n_samples) { /* before the first row, or after the last */
         *pos = *j == 0 ? 0 : s->n;
         return DATUM_OK;
     }
-    uint64_t lo = at[*j - 1] + 1, hi = at[*j]; /* the row sought is in lo..hi */
+    uint64_t first = at[*j - 1] + 1, lo = first, hi = at[*j]; /* the row sought is in lo..hi */
+    int rc = DATUM_OK;
+    if (!s->order && lo < hi &&
+        ((rc = datum_reserve(im->ctx, buf, buf_cap, (size_t)(hi - lo) * s->record, 1)) != DATUM_OK ||
+         (rc = source_read(im, s, lo, hi, *buf)) != DATUM_OK))
+        return rc;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        row r = {0};
-        int rc = source_row(im, s, mid, &r);
-        if (rc != DATUM_OK) return rc;
+        row r;
+        extra x;
+        source_ranked(s, mid, s->order ? NULL : *buf + (size_t)(mid - first) * s->record, &r, &x);
         field_key k = key_of(&r);
         if (compare_keys(&k, key) < 0) lo = mid + 1;
         else hi = mid;
     }
     *pos = lo;
     return DATUM_OK;
+}
+
+/* Sample j of a spilled source (a row at a multiple of SAMPLE_EVERY, or its
+ * last), in final ranks. */
+static field_key sample_ranked(const source *s, size_t j)
+{
+    const field_key *k = &s->run.samples[j];
+    const worker *w = s->w;
+    return (field_key){w->final[IO_D_EVENTS][k->event], w->final[IO_D_SECTIONS][k->section], k->board};
 }
 
 /* Cuts the sources into segments: every source sampled every SEGMENT_ROWS
@@ -1601,6 +1641,8 @@ static int plan_segments(importer *im, const source *src, size_t n_src, segments
     size_t spacing = SEGMENT_ROWS / n_src, n_samples = 0;
     if (spacing < rows / MAX_SAMPLES) spacing = (size_t)(rows / MAX_SAMPLES);
     if (spacing == 0) spacing = 1;
+    int spilled = n_src > 0 && !src[0].order; /* then every source is a spilled run */
+    if (spilled) spacing = (spacing + SAMPLE_EVERY - 1) / SAMPLE_EVERY * SAMPLE_EVERY; /* kept samples */
     size_t every = SEGMENT_ROWS / spacing ? SEGMENT_ROWS / spacing : 1;
     size_t *first = datum_calloc(ctx, n_src + 1, sizeof *first);
     int rc = first ? DATUM_OK : DATUM_E_NOMEM;
@@ -1618,8 +1660,14 @@ static int plan_segments(importer *im, const source *src, size_t n_src, segments
 #pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(dynamic, 1) reduction(| : failed)
     for (size_t i = 0; i < n_src; i++) {
         for (size_t j = first[i]; !failed && j < first[i + 1]; j++) {
+            int last = j + 1 == first[i + 1];
+            at[j] = last ? src[i].n - 1 : (uint64_t)(j - first[i]) * spacing;
+            if (spilled) {
+                size_t sample = last ? src[i].run.n_samples - 1 : (size_t)(at[j] / SAMPLE_EVERY);
+                keys[j] = sample_ranked(&src[i], sample);
+                continue;
+            }
             row r = {0};
-            at[j] = j + 1 < first[i + 1] ? (uint64_t)(j - first[i]) * spacing : src[i].n - 1;
             failed |= source_row(im, &src[i], at[j], &r) != DATUM_OK;
             keys[j] = key_of(&r);
         }
@@ -1643,12 +1691,14 @@ static int plan_segments(importer *im, const source *src, size_t n_src, segments
     if (rc == DATUM_OK)
 #pragma omp parallel for num_threads(datum_ctx_threads(ctx)) schedule(dynamic, 1) reduction(| : failed)
     for (size_t i = 0; i < n_src; i++) {
-        size_t j = 0, n = first[i + 1] - first[i];
+        size_t j = 0, n = first[i + 1] - first[i], buf_cap = 0;
+        unsigned char *buf = NULL;
         sg->pos[i] = 0;
         sg->pos[sg->n_seg * n_src + i] = src[i].n;
         for (size_t k = 0; k < n_cuts && !failed; k++)
-            failed |= lower_bound(im, &src[i], keys + first[i], at + first[i], n, &j, &cuts[k],
-                                  &sg->pos[(k + 1) * n_src + i]) != DATUM_OK;
+            failed |= lower_bound(im, &src[i], keys + first[i], at + first[i], n, &j, &cuts[k], &buf,
+                                  &buf_cap, &sg->pos[(k + 1) * n_src + i]) != DATUM_OK;
+        datum_free(buf);
     }
     if (rc == DATUM_OK && failed) rc = datum_ctx_code(ctx);
     datum_free(first);
@@ -1848,7 +1898,44 @@ static int merge_dictionaries(importer *im)
     return rc;
 }
 
-static int write_archive(importer *im, const datum_write_options *opt)
+/* The phases of an import: wall and process CPU seconds at its steps,
+ * printed on stderr when DATUM_IMPORT_PHASES is set (scripts/bench-import
+ * shows where the time goes; nothing else reads it). */
+enum {
+    PHASE_START,
+    PHASE_PLANNED,
+    PHASE_READ,
+    PHASE_SORTED,
+    PHASE_NAMED,
+    PHASE_CUT,
+    PHASE_WRITTEN,
+    N_PHASES
+};
+typedef struct {
+    double wall[N_PHASES], cpu[N_PHASES];
+} phases;
+
+static void phase_mark(phases *p, int at)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    p->wall[at] = omp_get_wtime();
+    p->cpu[at] = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void phases_report(const phases *p)
+{
+    static const char *const name[N_PHASES] = {"",         "plan",         "read", "last runs",
+                                               "names", "merge's cuts", "merge and write"};
+    if (!getenv("DATUM_IMPORT_PHASES")) return;
+    fprintf(stderr, "import phases (wall/CPU seconds):");
+    for (int i = PHASE_PLANNED; i < N_PHASES; i++)
+        fprintf(stderr, " %s %.2f/%.2f", name[i], p->wall[i] - p->wall[i - 1],
+                p->cpu[i] - p->cpu[i - 1]);
+    fprintf(stderr, "\n");
+}
+
+static int write_archive(importer *im, const datum_write_options *opt, phases *ph)
 {
     datum_archive_plan plan = exact_plan(im);
     datum_archive_writer *w = NULL;
@@ -1856,8 +1943,10 @@ static int write_archive(importer *im, const datum_write_options *opt)
     size_t n_src = 0;
     segments sg = {0};
     int rc = merge_dictionaries(im);
+    phase_mark(ph, PHASE_NAMED);
     if (rc == DATUM_OK) rc = open_sources(im, &src, &n_src);
     if (rc == DATUM_OK) rc = plan_segments(im, src, n_src, &sg);
+    phase_mark(ph, PHASE_CUT);
     if (rc == DATUM_OK) rc = datum_archive_writer_create(im->ctx, im->out_path, &plan, opt, &w);
     for (int d = 0; d < IO_N_DICTS && rc == DATUM_OK; d++)
         if (io_has_dict(d, im->has_teams))
@@ -1952,6 +2041,13 @@ static int plan_parts(importer *im, size_t n_paths, int forced, int threads, uin
 
 static void worker_free(worker *w);
 
+/* The runs' samples freed, and no run left (the scratch file's bytes stay). */
+static void runs_free(importer *im)
+{
+    for (size_t i = 0; i < im->n_runs; i++) datum_free(im->runs[i].samples);
+    im->n_runs = 0;
+}
+
 /* The workers emptied, the runs forgotten: the reading starts again. */
 static void reset_reading(importer *im)
 {
@@ -1960,7 +2056,7 @@ static void reset_reading(importer *im)
         worker_free(w);
         *w = (worker){.im = im, .run_cap = w->run_cap, .run_cap_extra = w->run_cap_extra};
     }
-    im->n_runs = 0;
+    runs_free(im);
     im->scratch_len = 0;
 }
 
@@ -2097,33 +2193,6 @@ static void worker_free(worker *w)
     datum_free(w->idx2);
 }
 
-/* The phases of an import: wall and process CPU seconds at its steps,
- * printed on stderr when DATUM_IMPORT_PHASES is set (scripts/bench-import
- * shows where the time goes; nothing else reads it). */
-enum { PHASE_START, PHASE_PLANNED, PHASE_READ, PHASE_SORTED, PHASE_WRITTEN, N_PHASES };
-typedef struct {
-    double wall[N_PHASES], cpu[N_PHASES];
-} phases;
-
-static void phase_mark(phases *p, int at)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    p->wall[at] = omp_get_wtime();
-    p->cpu[at] = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void phases_report(const phases *p)
-{
-    static const char *const name[N_PHASES] = {"", "plan", "read", "last runs", "merge and write"};
-    if (!getenv("DATUM_IMPORT_PHASES")) return;
-    fprintf(stderr, "import phases (wall/CPU seconds):");
-    for (int i = PHASE_PLANNED; i < N_PHASES; i++)
-        fprintf(stderr, " %s %.2f/%.2f", name[i], p->wall[i] - p->wall[i - 1],
-                p->cpu[i] - p->cpu[i - 1]);
-    fprintf(stderr, "\n");
-}
-
 /* Imports the rows of the paths into out_path; io gives the formats, the
  * budget and the PBN options. */
 static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
@@ -2194,7 +2263,7 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
         w->rows_cap = w->order_cap = 0;
     }
     phase_mark(&ph, PHASE_SORTED);
-    if (rc == DATUM_OK) rc = write_archive(&im, &o);
+    if (rc == DATUM_OK) rc = write_archive(&im, &o, &ph);
     phase_mark(&ph, PHASE_WRITTEN);
     if (rc == DATUM_OK) phases_report(&ph);
     io->n_computed = pbn.n_computed;
@@ -2204,6 +2273,7 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     datum_free(im.workers);
     for (int k = 0; k < IO_N_DICTS; k++) dict_free(&im.dict[k]);
     dict_free(&im.deals);
+    runs_free(&im);
     datum_free(im.runs);
     datum_free(im.parts);
     if (im.scratch_fd >= 0) close(im.scratch_fd);

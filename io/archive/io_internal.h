@@ -464,9 +464,18 @@ int io_chunked_write(datum_ctx *ctx, const io_chunked *c, io_scratch *scratch,
  * A thread's deflate compressor, allocated by its first io_chunked_pack (at
  * the codec's level, again when that changes). Zero-initialise; free with
  * io_compressor_free. */
+enum { IO_SAME_STREAM_MAX = 16384 };
 typedef struct {
     struct libdeflate_compressor *z;
     int level;
+    /* The stream of the last chunk of one repeated element packed, and its
+     * column's codec: a column of one value (the teams of a federation
+     * without teams, results never adjusted) packs that same chunk again
+     * and again, and then reuses it (same_size 0: none kept). */
+    size_t same_size;
+    uint64_t same_value;
+    io_chunked same_codec;
+    unsigned char same_stream[IO_SAME_STREAM_MAX];
 } io_compressor;
 void io_compressor_free(io_compressor *z);
 /* The bytes of room io_chunked_pack needs for one chunk of c (a multiple of

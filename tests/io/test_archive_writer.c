@@ -8,6 +8,7 @@
 
 #include <hdf5.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const kEvents[] = {"E", "F"}, *const kSections[] = {"", "A"};
@@ -638,6 +639,84 @@ static void test_abort(void **state)
     datum_ctx_free(&ctx);
 }
 
+/* Packs raw with c, once with z and once with a compressor of its own, and
+ * checks that both give the same bytes (z may reuse a stream it kept). */
+static void assert_packs_alike(datum_ctx *ctx, const io_chunked *c, io_compressor *z,
+                               const void *raw)
+{
+    size_t room = io_chunked_pack_room(c);
+    unsigned char *a = malloc(room), *b = malloc(room);
+    const unsigned char *pa, *pb;
+    size_t na, nb;
+    io_compressor fresh = {0};
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(io_chunked_pack(ctx, c, z, raw, a, &pa, &na), DATUM_OK);
+    assert_int_equal(io_chunked_pack(ctx, c, &fresh, raw, b, &pb, &nb), DATUM_OK);
+    assert_int_equal(na, nb);
+    assert_memory_equal(pa, pb, na);
+    io_compressor_free(&fresh);
+    free(a);
+    free(b);
+}
+
+/* A chunk of one repeated element is packed once and its stream reused:
+ * the bytes must be those of packing it afresh, for every codec, and a
+ * chunk that only nearly repeats (or repeats another value, or goes to
+ * another codec) must not take the kept stream. */
+static void test_pack_one_value(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    datum_ctx *ctx = NULL;
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    /* Each codec follows one whose kept stream is of the same element
+     * bytes (the last chunk packed is `same`) and differs from it in one
+     * setting: zeros tell the sizes apart, distinct bytes the shuffle. */
+    const io_chunked codecs[] = {
+        {.chunk = N, .elem = 1, .shuffle = 1, .deflate_level = 1},
+        {.chunk = N, .elem = 1, .deflate_level = 1, .entropy_only = 1},
+        {.chunk = N, .elem = 2, .deflate_level = 1, .entropy_only = 1},
+        {.chunk = N, .elem = 2, .shuffle = 1, .deflate_level = 1},
+        {.chunk = N, .elem = 2, .shuffle = 1, .deflate_level = 12},
+        {.chunk = N, .elem = 4, .shuffle = 1, .deflate_level = 12},
+        {.chunk = N, .elem = 4, .deflate_level = 12},
+        {.chunk = N / 2, .elem = 4, .deflate_level = 12},
+        {.chunk = N / 2, .elem = 8, .deflate_level = 1},
+        {.chunk = N / 2, .elem = 8, .deflate_level = 1, .repeats = 1},
+    };
+    const uint64_t values[] = {0, 0xfedcba9876543210u};
+    unsigned char *same = malloc(8 * N), *other = malloc(8 * N), *near = malloc(8 * N);
+    assert_non_null(same);
+    assert_non_null(other);
+    assert_non_null(near);
+    for (size_t v = 0; v < sizeof values / sizeof *values; v++) {
+        io_compressor z = {0};
+        for (size_t k = 0; k < sizeof codecs / sizeof *codecs; k++) {
+            const io_chunked *c = &codecs[k];
+            for (size_t i = 0; i < N; i++) {
+                uint64_t w = 0x0123456789abcdefu;
+                memcpy(same + i * c->elem, &values[v], c->elem);
+                memcpy(other + i * c->elem, &w, c->elem);
+                memcpy(near + i * c->elem, &values[v], c->elem);
+            }
+            near[(c->chunk - 1) * c->elem] ^= 1; /* the last element differs in one bit */
+            for (int round = 0; round < 2; round++) { /* the second reuses what the first kept */
+                assert_packs_alike(ctx, c, &z, same); /* first: the previous codec's kept */
+                assert_packs_alike(ctx, c, &z, near);
+                assert_packs_alike(ctx, c, &z, same);
+                assert_packs_alike(ctx, c, &z, other);
+            }
+            assert_packs_alike(ctx, c, &z, same); /* kept for the next codec's first pack */
+        }
+        io_compressor_free(&z);
+    }
+    free(same);
+    free(other);
+    free(near);
+    datum_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -649,6 +728,7 @@ int main(void)
         tu_temp_dir_test(test_published_percent),
         tu_temp_dir_test(test_dictionaries_and_truth),
         tu_temp_dir_test(test_abort),
+        cmocka_unit_test(test_pack_one_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
