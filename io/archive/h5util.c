@@ -231,8 +231,9 @@ static hid_t create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, hsi
     /* Shuffling gathers the high bytes of integers, which deflate then
      * squeezes; the bytes of floating-point figures (Neuberg's fractions,
      * averages) share nothing across a plane, so deflate is faster and
-     * smaller on them unshuffled (docs/performance.md, "Writing outputs"). */
-    if (ok && chunk && opt->compress && H5Tget_class(type) != H5T_FLOAT)
+     * smaller on them unshuffled (docs/performance.md, "Writing outputs"),
+     * and so are the archive's pairs and scores (io_shuffled). */
+    if (ok && chunk && opt->compress && H5Tget_class(type) != H5T_FLOAT && io_shuffled(d))
         ok = H5Pset_shuffle(dcpl) >= 0;
     if (ok && chunk && opt->compress) ok = H5Pset_deflate(dcpl, (unsigned)opt->deflate_level) >= 0;
     if (ok)

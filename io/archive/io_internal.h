@@ -70,6 +70,9 @@ enum { IO_D_EVENTS, IO_D_SECTIONS, IO_D_PAIRS, IO_D_TEAMS, IO_D_MATCHES, IO_N_DI
 
 extern const io_dataset_desc io_field_cols[IO_N_FIELD_COLS];
 extern const io_dataset_desc io_result_cols[IO_N_RESULT_COLS];
+/* 0 for the archive's integer columns deflated without the shuffle filter
+ * (the pairs and the scores), 1 for every other dataset d. */
+int io_shuffled(const io_dataset_desc *d);
 extern const io_dataset_desc io_dict_cols[IO_N_DICTS];
 extern const io_dataset_desc io_truth_strength; /* /truth/pair_strength */
 
