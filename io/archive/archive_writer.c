@@ -198,7 +198,7 @@ static int open_column(datum_archive_writer *w, column *c, const io_dataset_desc
     c->lo = lo;
     c->hi = hi;
     hid_t type = c->kind == IO_KIND_F64 ? H5T_IEEE_F64LE : io_h5_int_type(lo, hi);
-    c->ds = io_h5_create_growing(w->file, d, type, hint, &w->opt, &chunk);
+    c->ds = io_h5_create_growing(w->file, d, type, hint, &w->opt, io_shuffled(d), &chunk);
     if (c->ds < 0) return io_failure(w, d->path);
     c->chunk = (size_t)chunk;
     if (!(c->buf = datum_calloc(w->ctx, c->chunk, io_kind_size(c->kind)))) return DATUM_E_NOMEM;

@@ -218,7 +218,7 @@ int io_h5_memory_probe(void)
 /* Creates a 1-D dataset of `length` elements, at most `max` (H5S_UNLIMITED
  * to grow), in chunks of `chunk` (0: contiguous). */
 static hid_t create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, hsize_t length,
-                            hsize_t max, hsize_t chunk, const datum_write_options *opt)
+                            hsize_t max, hsize_t chunk, const datum_write_options *opt, int shuffle)
 {
     /* HDF5 1.10 ends the program (exit(-1) in H5I_register, seen under
      * ulimit -v on an OpenMP worker thread) when registering an identifier
@@ -231,8 +231,9 @@ static hid_t create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, hsi
     /* Shuffling gathers the high bytes of integers, which deflate then
      * squeezes; the bytes of floating-point figures (Neuberg's fractions,
      * averages) share nothing across a plane, so deflate is faster and
-     * smaller on them unshuffled (docs/performance.md, "Writing outputs"). */
-    if (ok && chunk && opt->compress && H5Tget_class(type) != H5T_FLOAT)
+     * smaller on them unshuffled (docs/performance.md, "Writing outputs"),
+     * and so are the archive's pairs and scores (io_shuffled: `shuffle` 0). */
+    if (ok && chunk && opt->compress && H5Tget_class(type) != H5T_FLOAT && shuffle)
         ok = H5Pset_shuffle(dcpl) >= 0;
     if (ok && chunk && opt->compress) ok = H5Pset_deflate(dcpl, (unsigned)opt->deflate_level) >= 0;
     if (ok)
@@ -253,14 +254,14 @@ hid_t io_h5_create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, uint
                            const datum_write_options *opt)
 {
     hsize_t chunk = opt && length > 0 ? chunk_length(type, length, opt) : 0;
-    return create_dataset(loc, d, type, length, length, chunk, opt);
+    return create_dataset(loc, d, type, length, length, chunk, opt, 1);
 }
 
 hid_t io_h5_create_growing(hid_t loc, const io_dataset_desc *d, hid_t type, uint64_t chunk_hint,
-                           const datum_write_options *opt, uint64_t *chunk)
+                           const datum_write_options *opt, int shuffle, uint64_t *chunk)
 {
     *chunk = chunk_length(type, chunk_hint > 0 ? chunk_hint : 1, opt);
-    return create_dataset(loc, d, type, 0, H5S_UNLIMITED, *chunk, opt);
+    return create_dataset(loc, d, type, 0, H5S_UNLIMITED, *chunk, opt, shuffle);
 }
 
 /* HDF5 converts an out-of-range integer by clipping it; we want an error

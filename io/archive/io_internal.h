@@ -70,6 +70,9 @@ enum { IO_D_EVENTS, IO_D_SECTIONS, IO_D_PAIRS, IO_D_TEAMS, IO_D_MATCHES, IO_N_DI
 
 extern const io_dataset_desc io_field_cols[IO_N_FIELD_COLS];
 extern const io_dataset_desc io_result_cols[IO_N_RESULT_COLS];
+/* 0 for the archive's integer columns deflated without the shuffle filter
+ * (the pairs and the scores), 1 for every other dataset d. */
+int io_shuffled(const io_dataset_desc *d);
 extern const io_dataset_desc io_dict_cols[IO_N_DICTS];
 extern const io_dataset_desc io_truth_strength; /* /truth/pair_strength */
 
@@ -336,10 +339,11 @@ hid_t io_h5_create_dataset(hid_t loc, const io_dataset_desc *d, hid_t type, uint
                            const datum_write_options *opt);
 /* Creates the 1-D dataset d->path of no elements and no limit, for
  * appending: chunked (*chunk receives the length, min(chunk_hint,
- * opt->chunk_rows) elements) and filtered as *opt says, with d's attributes
- * and a chunk cache that holds a chunk. */
+ * opt->chunk_rows) elements) and filtered as *opt says (an integer type
+ * shuffled only if `shuffle`: io_shuffled), with d's attributes and a chunk
+ * cache that holds a chunk. */
 hid_t io_h5_create_growing(hid_t loc, const io_dataset_desc *d, hid_t type, uint64_t chunk_hint,
-                           const datum_write_options *opt, uint64_t *chunk);
+                           const datum_write_options *opt, int shuffle, uint64_t *chunk);
 /* Grows a dataset made by io_h5_create_growing from `length` to length +
  * count elements and writes buf there. */
 int io_h5_append(hid_t ds, hid_t memtype, uint64_t length, uint64_t count, const void *buf);

@@ -186,7 +186,7 @@ static int write_merged_names(datum_output *o, const datum_archive *src)
     for (int c = 0; c < 3; c++) ds[c] = H5I_INVALID_HID;
     for (int c = 0; c < 3 && rc == DATUM_OK; c++)
         if (type[c] < 0 || (ds[c] = io_h5_create_growing(f, &io_field_cols[cols[c]], type[c],
-                                                         src->info.n_fields, &o->opt, &chunk)) < 0)
+                                                         src->info.n_fields, &o->opt, 1, &chunk)) < 0)
             rc = io_h5_fail_write(ctx, o->path, io_field_cols[cols[c]].path);
     datum_chunk_reader *r = NULL;
     if (rc == DATUM_OK) rc = datum_chunk_reader_create(ctx, (datum_archive *)src, 0, 1 << 20, &r);
