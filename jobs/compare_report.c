@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define KINDS DATUM_PERTURB_KINDS
@@ -263,7 +262,7 @@ static void scheveningen(text *t, const datum_compare_summary *s)
         put(t, "</text><line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#888'/>", left, mid,
             left + col * 8 + 20, mid);
         for (int side = 0; side < 2; side++)
-            for (int r = 0, stagger = 0; r < 8; r++) {
+            for (int r = 0, prev_sign = 0, prev_out = 0; r < 8; r++) {
                 double dv = after[side][r] - before[side][r];
                 double hgt = dv * 40; /* 40 px an IMP */
                 int x = left + (side * 8 + r) * col / 2 + side * 10;
@@ -274,13 +273,12 @@ static void scheveningen(text *t, const datum_compare_summary *s)
                 put(t, "<text x='%d' y='%d' class=tiny transform='rotate(-90 %d %d)'>%s%d</text>",
                     x + 10, height - 4, x + 10, height - 4, side ? "EW" : "NS", r + 1);
                 /* Smaller changes would overprint their neighbours; a label
-                 * beside another (a bar's width apart, narrower than the
-                 * label) goes a line further out. */
+                 * beside one of the same sign (a bar's width apart, narrower
+                 * than the label) goes a line further out, every other one. */
                 int labelled = fabs(dv) >= 0.25, sign = dv >= 0 ? 1 : -1;
-                stagger = labelled && stagger * sign > 0 && abs(stagger) == 1 ? 2 * sign
-                          : labelled                                        ? sign
-                                                                            : 0;
-                int out = abs(stagger) == 2 ? 10 : 0;
+                int out = labelled && sign == prev_sign && !prev_out ? 10 : 0;
+                prev_sign = labelled ? sign : 0;
+                prev_out = out;
                 if (labelled)
                     put(t, "<text x='%d' y='%.1f' class=tiny>%+.2f</text>", x - 4,
                         dv >= 0 ? mid - hgt - 4 - out : mid + fabs(hgt) + 11 + out, dv);
