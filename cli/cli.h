@@ -174,6 +174,10 @@ int cli_rate_solve(datum_ctx *ctx, datum_rate_problem *p, const datum_rate_optio
  * layouts can count up to P - 1 more than one process would: equal layouts
  * on both sides of a slice boundary are not merged). DATUM_OK. */
 int cli_rate_summary(datum_ctx *ctx, datum_rate_summary *s);
+/* The thread count of a command without --threads: `datum`, every
+ * processor it may use (datum_available_threads); datum-mpi, 1 per process
+ * (the processes already fill the cores). */
+int cli_default_threads(void);
 /* 1 when this process writes the text files of a command (CSV, reports):
  * always in `datum`, rank 0 in datum-mpi. */
 int cli_writes_files(void);

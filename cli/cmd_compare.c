@@ -35,7 +35,7 @@ static const char kHelp[] =
     "  --groups FILE.csv     one row per group and two methods (and truth)\n"
     "  --report DIR          DIR/index.html, a page with every table and figure, and\n"
     "                        the tables as CSV beside it\n"
-    "  --threads N           worker threads (results never depend on N)\n";
+    "  --threads N           worker threads, default all processors (results never depend on N)\n";
 
 typedef struct {
     datum_compare_method method[DATUM_COMPARE_MAX_METHODS];
@@ -176,7 +176,7 @@ static int run(datum_ctx *ctx, const char *archive_path, void *arg)
 
 int cmd_compare(int argc, char **argv)
 {
-    compare_job job = {.opt = DATUM_COMPARE_OPTIONS_INIT, .threads = 1};
+    compare_job job = {.opt = DATUM_COMPARE_OPTIONS_INIT, .threads = cli_default_threads()};
     static cli_bounded_int top_k;
     top_k = (cli_bounded_int){&job.opt.top_k, 1, 1000000, "--top-k"};
     cli_u64 sample = {&job.opt.sample, "--sample"}, seed = {&job.opt.seed, "--seed"};

@@ -18,7 +18,8 @@ static const char kHelp[] =
     "  --event NAME        only this event (repeatable)\n"
     "  --from DATE         only the rows dated DATE (YYYY-MM-DD) or later\n"
     "  --to DATE           only the rows dated DATE or earlier\n"
-    "  --threads N         worker threads reading the archive (the file never depends on N)\n";
+    "  --threads N         worker threads reading the archive, default all processors (the file never\n"
+    "                      depends on N)\n";
 
 /* The --event names, collected in order. */
 typedef struct {
@@ -39,7 +40,7 @@ int cmd_export(int argc, char **argv)
     const char *out = NULL, *from = NULL, *to = NULL;
     const char *names[argc + 1];
     event_list events = {names, 0};
-    int threads = 1;
+    int threads = cli_default_threads();
     const cli_option table[] = {
         {"-o", 1, cli_set_string, &out},       {"--event", 1, add_event, &events},
         {"--from", 1, cli_set_string, &from},  {"--to", 1, cli_set_string, &to},

@@ -46,7 +46,7 @@ static const char kHelp[] =
     "  --leave-rate S          players leaving their club in a year, 0..1 (0.06)\n"
     "  --partnership-keep S    a partnership lasting another year, 0..1 (0.9)\n"
     "\n"
-    "  --threads N             worker threads (the archive never depends on N)\n"
+    "  --threads N             worker threads, default all processors (the archive never depends on N)\n"
     "  --no-compress           store the columns uncompressed\n"
     "  --deflate LEVEL         deflate level 1..9 (default 1)\n";
 
@@ -82,7 +82,7 @@ int cmd_generate(int argc, char **argv)
 {
     const char *out = NULL, *preset = find_value(argc, argv, "--preset", "small");
     const char *mixing = find_value(argc, argv, "--mixing", NULL);
-    int threads = 1, no_compress = 0;
+    int threads = cli_default_threads(), no_compress = 0;
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     datum_generate_options go;
     int known = datum_generate_preset(&go, preset) == DATUM_OK;

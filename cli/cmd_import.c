@@ -30,7 +30,7 @@ static const char kHelp[] =
     "  --memory SIZE       memory for the rows held, e.g. 256M, 4G (default 1G);\n"
     "                      more rows are sorted in runs in a scratch file beside\n"
     "                      the archive, removed at the end\n"
-    "  --threads N         worker threads (the archive never depends on N)\n"
+    "  --threads N         worker threads, default all processors (the archive never depends on N)\n"
     "  --no-compress       store the columns uncompressed (faster to read)\n"
     "  --deflate LEVEL     deflate level 1..9 (default 1)\n"
     "  --strict            PBN: an impossible score is an error (default: a warning\n"
@@ -148,7 +148,7 @@ static int import_bridge(const char *const *args, size_t n_args, const char *lis
 int cmd_import(int argc, char **argv)
 {
     const char *out = NULL, *format = "auto", *list = NULL;
-    int no_compress = 0, strict = 0, threads = 1, append = 0;
+    int no_compress = 0, strict = 0, threads = cli_default_threads(), append = 0;
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
     datum_tarot_inputs tarot = {NULL, NULL, NULL, NULL};

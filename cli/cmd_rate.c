@@ -47,7 +47,7 @@ static const char kHelp[] =
     "  --evaluate            against the generator's true strengths\n"
     "  --fit-until DATE      with --evaluate: fit up to DATE, predict the later boards\n"
     CLI_ACROSS_HELP
-    "  --threads N           worker threads (results never depend on N)\n"
+    "  --threads N           worker threads, default all processors (results never depend on N)\n"
     "\n"
     "Dates are YYYY-MM-DD.\n";
 
@@ -778,7 +778,7 @@ done:
 
 int cmd_rate(int argc, char **argv)
 {
-    rate_job job = {.threads = 1, .block_size = 0};
+    rate_job job = {.threads = cli_default_threads(), .block_size = 0};
     job.opt = (datum_rate_options)DATUM_RATE_OPTIONS_INIT;
     job.window = (datum_rate_window)DATUM_RATE_WINDOW_INIT;
     cli_method_defaults(&job.mo, "mean"); /* seed 000's datum */

@@ -157,7 +157,7 @@ static const char kScoreHelp[] =
     "                        | truncate (toward zero, not to the nearest)\n"
     "  --round-unit U        round to a multiple of U (default 10)\n"
     "  --adjusted-imps P,A,M IMPs for average-plus, average, average-minus (3,0,-3)\n"
-    "  --threads N           worker threads (results never depend on N)\n"
+    "  --threads N           worker threads, default all processors (results never depend on N)\n"
     "  -o OUT.h5             write datums, IMPs and pair totals to an HDF5 file\n"
     "  --results FILE.csv    one row per result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
@@ -177,7 +177,7 @@ static const char kCrossHelp[] =
     "  --double              convert 2*(difference)\n"
     "  --half                halve the IMPs\n"
     "  --divisor D           n-1 (default: per comparison) | n | none | tables (RealBridge)\n"
-    "  --threads N           worker threads (results never depend on N)\n"
+    "  --threads N           worker threads, default all processors (results never depend on N)\n"
     "  -o OUT.h5             write per-result and per-pair figures to an HDF5 file\n"
     "  --results FILE.csv    one row per scored result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
@@ -197,7 +197,7 @@ static const char kBarkingHelp[] =
     "\n"
     "  --double              convert 2*(sum of the four scores)\n"
     "  --half                halve the IMPs\n"
-    "  --threads N           worker threads (results never depend on N)\n"
+    "  --threads N           worker threads, default all processors (results never depend on N)\n"
     "  -o OUT.h5             write per-result and per-pair figures to an HDF5 file\n"
     "  --results FILE.csv    one row per scored result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
@@ -222,7 +222,7 @@ static const char kMatchpointsHelp[] =
     "                        (the field's own rows: only adjusted results factor)\n"
     "  --adjusted P,A,M      percent of the top for average-plus, average,\n"
     "                        average-minus (60,50,40)\n"
-    "  --threads N           worker threads (results never depend on N)\n"
+    "  --threads N           worker threads, default all processors (results never depend on N)\n"
     "  -o OUT.h5             write tops, matchpoints and pair totals to an HDF5 file\n"
     "  --results FILE.csv    one row per result (- for standard output)\n"
     "  --pairs FILE.csv      one row per pair\n"
@@ -238,7 +238,7 @@ static int score_main(int argc, char **argv, job_kind kind)
 {
     const char *name[] = {"score", "cross", "barking", "matchpoints"};
     const char *help[] = {kScoreHelp, kCrossHelp, kBarkingHelp, kMatchpointsHelp};
-    score_job job = {.kind = kind, .threads = 1};
+    score_job job = {.kind = kind, .threads = cli_default_threads()};
     cli_method_defaults(&job.mo, kind != JOB_BUTLER ? "mean" : NULL);
     cli_option table[32];
     size_t n = 0;

@@ -63,14 +63,14 @@ static const char kHelp[] =
     "  --scale SCALE         wbf (default) | linear\n"
     "  --double              convert 2*(aggregate)\n"
     "  --half                halve the IMPs\n"
-    "  --threads N           worker threads (results never depend on N)\n"
+    "  --threads N           worker threads, default all processors (results never depend on N)\n"
     "  --matches FILE.csv    one row per match and board (- for standard output)\n"
     "  --totals FILE.csv     two rows per match: each team's totals\n"
     "  -o OUT.h5             per result: its match's aggregate and IMPs (NS side)\n";
 
 int cmd_teams(int argc, char **argv)
 {
-    teams_job job = {.threads = 1};
+    teams_job job = {.threads = cli_default_threads()};
     cli_method_defaults(&job.mo, "mean");
     cli_option table[16];
     size_t n = cli_method_option_table(&job.mo, table, 0, 0, 0);

@@ -56,6 +56,8 @@ int cli_rate_summary(datum_ctx *ctx, datum_rate_summary *s)
 
 int cli_writes_files(void) { return 1; }
 
+int cli_default_threads(void) { return datum_available_threads(); }
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: datum [--version] [--help] COMMAND [ARGS]\n\n"

@@ -2,6 +2,7 @@
 #include "datum_alloc.h"
 #include "internal.h"
 
+#include <omp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -96,6 +97,12 @@ int datum_ctx_set_threads(datum_ctx *ctx, int threads)
 }
 
 int datum_ctx_threads(const datum_ctx *ctx) { return ctx->threads; }
+
+int datum_available_threads(void)
+{
+    int n = omp_get_max_threads();
+    return n < 1 ? 1 : n > 1024 ? 1024 : n;
+}
 
 void datum_ctx_set_progress(datum_ctx *ctx, datum_progress_fn fn, void *user)
 {

@@ -70,6 +70,11 @@ void datum_ctx_free(datum_ctx **ctx);
  * records the error. */
 int datum_ctx_set_threads(datum_ctx *ctx, int threads);
 int datum_ctx_threads(const datum_ctx *ctx);
+/* The thread count OpenMP would use by default: OMP_NUM_THREADS when set,
+ * else the processors this process may run on (its affinity mask, so a
+ * `taskset` or a container's CPU set is respected), capped at 1024. Never
+ * fails: 1 when nothing can be learnt. */
+int datum_available_threads(void);
 
 void datum_ctx_set_progress(datum_ctx *ctx, datum_progress_fn fn, void *user);
 /* Reports progress through the callback, if any (library-internal use). */

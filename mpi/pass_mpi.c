@@ -120,6 +120,8 @@ static void carry(const datum_pair_sums *s, int from, int to, int rank)
     }
 }
 
+int cli_default_threads(void) { return 1; }
+
 int cli_writes_files(void)
 {
     int rank;
