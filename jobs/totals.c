@@ -14,28 +14,36 @@ void datum_pairs_accumulate_raw(size_t n_rows, const int32_t *ns_pair, const int
     }
 }
 
-/* Part of datum_pairs_accumulate_mp: with `sums` the matchpoints and the
- * North-South boards, with `counts` the tops and the boards. */
-static void add_mp_rows(uint64_t n_fields, const uint64_t *offset, const int32_t *ns_pair,
-                        const int32_t *ew_pair, const double *ns_mp, const double *ew_mp,
-                        const double *field_top, double *mp, double *top, int64_t *boards,
-                        int64_t *ns_boards, int sums, int counts)
+/* The two halves of datum_pairs_accumulate_mp, one a thread: the
+ * matchpoints and the North-South boards, then the tops and the boards.
+ * restrict: the arrays never overlap, so the pointers and the row's values
+ * stay in registers across the stores. */
+static void add_mp_sums(uint64_t n_rows, const int32_t *restrict ns_pair,
+                        const int32_t *restrict ew_pair, const double *restrict ns_mp,
+                        const double *restrict ew_mp, double *restrict mp,
+                        int64_t *restrict ns_boards)
+{
+    for (uint64_t r = 0; r < n_rows; r++) {
+        int32_t ns = ns_pair[r], ew = ew_pair[r];
+        mp[ns] += ns_mp[r];
+        mp[ew] += ew_mp[r];
+        ns_boards[ns]++;
+    }
+}
+
+static void add_mp_counts(uint64_t n_fields, const uint64_t *restrict offset,
+                          const int32_t *restrict ns_pair, const int32_t *restrict ew_pair,
+                          const double *restrict field_top, double *restrict top,
+                          int64_t *restrict boards)
 {
     for (uint64_t f = 0; f < n_fields; f++) {
         double t = field_top[f];
         for (uint64_t r = offset[f]; r < offset[f + 1]; r++) {
             int32_t ns = ns_pair[r], ew = ew_pair[r];
-            if (sums) {
-                mp[ns] += ns_mp[r];
-                mp[ew] += ew_mp[r];
-                ns_boards[ns]++;
-            }
-            if (counts) {
-                top[ns] += t;
-                top[ew] += t;
-                boards[ns]++;
-                boards[ew]++;
-            }
+            top[ns] += t;
+            top[ew] += t;
+            boards[ns]++;
+            boards[ew]++;
         }
     }
 }
@@ -45,17 +53,16 @@ void datum_pairs_accumulate_mp(uint64_t n_fields, const uint64_t *offset, const 
                                const double *field_top, double *mp, double *top,
                                int64_t *boards, int64_t *ns_boards, int threads)
 {
-    if (threads < 2 || offset[n_fields] < 65536) { /* waking a thread would cost more */
-        add_mp_rows(n_fields, offset, ns_pair, ew_pair, ns_mp, ew_mp, field_top, mp, top, boards,
-                    ns_boards, 1, 1);
-        return;
+    uint64_t n_rows = offset[n_fields];
+    if (threads < 2 || n_rows < 65536) /* waking a thread would cost more */
+        threads = 1;
+    /* Every array takes its additions in row order, whatever the number of
+     * threads; with two, each thread has its own arrays. */
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (int part = 0; part < 2; part++) {
+        if (part == 0) add_mp_sums(n_rows, ns_pair, ew_pair, ns_mp, ew_mp, mp, ns_boards);
+        else add_mp_counts(n_fields, offset, ns_pair, ew_pair, field_top, top, boards);
     }
-    /* Two threads, each with its own arrays: every array still takes its
-     * additions in row order, whatever the number of threads. */
-#pragma omp parallel for num_threads(2) schedule(static, 1)
-    for (int part = 0; part < 2; part++)
-        add_mp_rows(n_fields, offset, ns_pair, ew_pair, ns_mp, ew_mp, field_top, mp, top, boards,
-                    ns_boards, part == 0, part == 1);
 }
 
 datum_store_type datum_imps_store_type(const datum_method *m)
