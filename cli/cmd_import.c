@@ -140,6 +140,13 @@ static int import_bridge(const char *const *args, size_t n_args, const char *lis
         printf("\n");
         datum_archive_close(&a);
     }
+    if (rc >= 0 && !append && getenv("DATUM_IMPORT_PHASES")) { /* scripts/bench-import */
+        fprintf(stderr, "import phases (wall/CPU seconds):");
+        for (int i = 0; i < DATUM_IMPORT_N_PHASES; i++)
+            fprintf(stderr, " %s %.2f/%.2f", datum_import_phase_name(i), io->phase_wall[i],
+                    io->phase_cpu[i]);
+        fprintf(stderr, "\n");
+    }
     datum_import_paths_free(paths, n_paths);
     datum_ctx_free(&ctx);
     return status;

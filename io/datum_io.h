@@ -113,6 +113,7 @@ typedef enum {
 
 #define DATUM_IMPORT_MEMORY_DEFAULT ((size_t)1 << 30) /* 1 GiB */
 #define DATUM_IMPORT_MEMORY_MIN (64 * 1024)
+#define DATUM_IMPORT_N_PHASES 6
 
 typedef struct {
     datum_input_format format; /* DATUM_FORMAT_AUTO (default), or the format of every file */
@@ -123,9 +124,17 @@ typedef struct {
     uint64_t n_sitouts;   /* out: sit-out rows skipped */
     uint64_t split_bytes; /* a CSV file of at least this size is read by all the threads,
                              in parts (0: the default, 32 MiB; tests use small ones) */
+    /* out, after a success: the wall and process CPU seconds of each phase
+       (datum_import_phase_name), to show where an import's time goes */
+    double phase_wall[DATUM_IMPORT_N_PHASES], phase_cpu[DATUM_IMPORT_N_PHASES];
 } datum_import_options;
 
-#define DATUM_IMPORT_OPTIONS_INIT {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0, 0}
+/* The name of phase i (0 .. DATUM_IMPORT_N_PHASES - 1) of datum_import's
+ * out-figures: "plan", "read", "last runs", "names", "merge's cuts", "merge
+ * and write". NULL for any other i. */
+const char *datum_import_phase_name(int i);
+
+#define DATUM_IMPORT_OPTIONS_INIT {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0, 0, {0}, {0}}
 
 /* Imports the results of paths[0..n_paths), each in its own format (CSV,
  * USEBIO or PBN: io->format, or with DATUM_FORMAT_AUTO recognised by the

@@ -1899,8 +1899,7 @@ static int merge_dictionaries(importer *im)
 }
 
 /* The phases of an import: wall and process CPU seconds at its steps,
- * printed on stderr when DATUM_IMPORT_PHASES is set (scripts/bench-import
- * shows where the time goes; nothing else reads it). */
+ * given back in datum_import_options (the cli prints them when asked). */
 enum {
     PHASE_START,
     PHASE_PLANNED,
@@ -1911,6 +1910,7 @@ enum {
     PHASE_WRITTEN,
     N_PHASES
 };
+_Static_assert(N_PHASES - 1 == DATUM_IMPORT_N_PHASES, "one figure per phase");
 typedef struct {
     double wall[N_PHASES], cpu[N_PHASES];
 } phases;
@@ -1923,16 +1923,19 @@ static void phase_mark(phases *p, int at)
     p->cpu[at] = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void phases_report(const phases *p)
+const char *datum_import_phase_name(int i)
 {
-    static const char *const name[N_PHASES] = {"",         "plan",         "read", "last runs",
-                                               "names", "merge's cuts", "merge and write"};
-    if (!getenv("DATUM_IMPORT_PHASES")) return;
-    fprintf(stderr, "import phases (wall/CPU seconds):");
-    for (int i = PHASE_PLANNED; i < N_PHASES; i++)
-        fprintf(stderr, " %s %.2f/%.2f", name[i], p->wall[i] - p->wall[i - 1],
-                p->cpu[i] - p->cpu[i - 1]);
-    fprintf(stderr, "\n");
+    static const char *const name[DATUM_IMPORT_N_PHASES] = {
+        "plan", "read", "last runs", "names", "merge's cuts", "merge and write"};
+    return i >= 0 && i < DATUM_IMPORT_N_PHASES ? name[i] : NULL;
+}
+
+static void phases_report(const phases *p, datum_import_options *io)
+{
+    for (int i = PHASE_PLANNED; i < N_PHASES; i++) {
+        io->phase_wall[i - 1] = p->wall[i] - p->wall[i - 1];
+        io->phase_cpu[i - 1] = p->cpu[i] - p->cpu[i - 1];
+    }
 }
 
 static int write_archive(importer *im, const datum_write_options *opt, phases *ph)
@@ -2265,7 +2268,7 @@ static int import_rows(datum_ctx *ctx, const char *const *paths, size_t n_paths,
     phase_mark(&ph, PHASE_SORTED);
     if (rc == DATUM_OK) rc = write_archive(&im, &o, &ph);
     phase_mark(&ph, PHASE_WRITTEN);
-    if (rc == DATUM_OK) phases_report(&ph);
+    if (rc == DATUM_OK) phases_report(&ph, io);
     io->n_computed = pbn.n_computed;
     io->n_runs = im.n_runs;
     io->n_sitouts = im.n_sitouts;
