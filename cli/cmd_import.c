@@ -57,15 +57,6 @@ static void print_warning(void *user, const char *message)
     fprintf(stderr, "datum import: warning: %s\n", message);
 }
 
-static int set_level(cli_parser *p, const char *value, void *target)
-{
-    int64_t v;
-    if (datum_parse_int(value, strlen(value), 1, 9, &v) != DATUM_PARSE_OK)
-        return cli_usage_error(p, "--deflate takes a level from 1 to 9, not '%s'", value);
-    *(int *)target = (int)v;
-    return 0;
-}
-
 /* The tarot import, once the options are parsed. */
 static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char *out,
                         const datum_write_options *wo)
@@ -89,17 +80,6 @@ static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char 
     datum_tarot_data_free(&d);
     datum_ctx_free(&ctx);
     return status;
-}
-
-/* --memory SIZE (cli_parse_size), at least DATUM_IMPORT_MEMORY_MIN. */
-static int set_memory(cli_parser *p, const char *value, void *target)
-{
-    double bytes;
-    if (cli_parse_size(value, &bytes) != 0 || bytes < DATUM_IMPORT_MEMORY_MIN || bytes > 0x1p50)
-        return cli_usage_error(p, "--memory takes a size of at least 64K (e.g. 256M, 4G), not '%s'",
-                               value);
-    *(size_t *)target = (size_t)bytes;
-    return 0;
 }
 
 /* The bridge import, once the options are parsed. */
@@ -155,10 +135,10 @@ int cmd_import(int argc, char **argv)
     const cli_option table[] = {
         {"-o", 1, cli_set_string, &out},
         {"--no-compress", 0, cli_set_flag, &no_compress},
-        {"--deflate", 1, set_level, &wo.deflate_level},
+        {"--deflate", 1, cli_set_deflate, &wo.deflate_level},
         {"--format", 1, cli_set_string, &format},
         {"--list", 1, cli_set_string, &list},
-        {"--memory", 1, set_memory, &io.memory},
+        {"--memory", 1, cli_set_memory, &io.memory},
         {"--threads", 1, cli_set_threads, &threads},
         {"--players", 1, cli_set_string, &tarot.players},
         {"--defenses", 1, cli_set_string, &tarot.defenses},

@@ -226,6 +226,31 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
                          size_t n_paths, datum_import_options *io, const datum_write_options *opt,
                          datum_append_info *info);
 
+/* What a compaction did. */
+typedef struct {
+    uint32_t n_parts;             /* the parts merged (0: one file already, nothing done) */
+    uint64_t n_results, n_fields; /* the archive's */
+    uint64_t bytes;               /* the size of the file written */
+} datum_compact_info;
+
+/* Makes the archive at path, of format version 2 (a base and its appended
+ * segments), one file of version 1 again: the file a fresh import of all
+ * its rows writes (every dataset's values, types, chunks and filters, with
+ * the write options opt, which may be NULL), written to PATH.tmp-XXXXXX,
+ * synced and renamed over path; the folder PATH.d is removed after.
+ * Bounded memory: the parts are merged by event name (each is sorted, each
+ * event in one of them), chunks of memory / 128 rows read at a time (64 Ki
+ * to 1 Mi; memory 0: the import's default) and the writer's chunks held,
+ * besides the merged dictionaries. A kill at any moment leaves the old archive or the new one;
+ * under the lock of the append (an append meanwhile fails, and this fails
+ * during an append). A version 1 archive is left as it is: DATUM_OK with
+ * info->n_parts 0. Returns DATUM_OK with *info filled, or a negative code
+ * recorded in ctx: the errors of datum_archive_open (a missing or damaged
+ * part: "damaged archive"), DATUM_E_IO "... another append or compaction
+ * of it is running", "cannot write PATH (...)", DATUM_E_NOMEM. */
+int datum_archive_compact(datum_ctx *ctx, const char *path, datum_compact_info *info,
+                          size_t memory, const datum_write_options *opt);
+
 /* ------------------------------------------------------------------------ */
 /* Reading an archive                                                       */
 

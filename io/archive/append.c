@@ -18,12 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LOCK_NAME "lock"
 #define BASE_NAME "base.h5"
 
-/* Tests only (tests/e2e/test_append.py): DATUM_TEST_APPEND_KILL=PHASE kills
- * the process there, to show that every phase leaves a whole archive. */
-static void kill_point(const char *phase)
+void io_kill_point(const char *phase)
 {
     const char *at = getenv("DATUM_TEST_APPEND_KILL");
     if (at && strcmp(at, phase) == 0) raise(SIGKILL);
@@ -151,7 +148,7 @@ static int remove_leftovers(datum_ctx *ctx, const char *path, const char *dir, c
     if (!d) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", dir);
     while (rc == DATUM_OK && (ent = readdir(d))) {
         const char *name = ent->d_name;
-        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, LOCK_NAME) || listed(s, name))
+        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, IO_LOCK_NAME) || listed(s, name))
             continue;
         char *file = io_part_path(ctx, path, name);
         if (!file) rc = DATUM_E_NOMEM;
@@ -187,8 +184,7 @@ static int remove_leftovers(datum_ctx *ctx, const char *path, const char *dir, c
     return rc;
 }
 
-/* Syncs a folder, so that the renames and links in it last a crash. */
-static int sync_dir(datum_ctx *ctx, const char *dir)
+int io_sync_dir(datum_ctx *ctx, const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_CLOEXEC);
     int rc = fd >= 0 && fsync(fd) == 0 ? DATUM_OK
@@ -197,21 +193,19 @@ static int sync_dir(datum_ctx *ctx, const char *dir)
     return rc;
 }
 
-/* The folder of the archive, made if needed, locked against another append
- * (*lock_fd: the lock, held until closed). */
-static int lock_dir(datum_ctx *ctx, const char *path, const char *dir, int *lock_fd)
+int io_lock_parts(datum_ctx *ctx, const char *path, const char *dir, int *lock_fd)
 {
     *lock_fd = -1;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", dir);
-    char *name = io_part_path(ctx, path, LOCK_NAME);
+    char *name = io_part_path(ctx, path, IO_LOCK_NAME);
     if (!name) return DATUM_E_NOMEM;
     int fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0666), rc = DATUM_OK;
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fd < 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", name);
     else if (fcntl(fd, F_SETLK, &lk) != 0)
         rc = errno == EACCES || errno == EAGAIN
-                 ? datum_ctx_fail(ctx, DATUM_E_IO, "%s: another append to it is running", path)
+                 ? datum_ctx_fail(ctx, DATUM_E_IO, "%s: another append or compaction of it is running", path)
                  : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot lock %s", name);
     datum_free(name);
     if (rc != DATUM_OK && fd >= 0) close(fd);
@@ -287,7 +281,7 @@ static int write_root(datum_ctx *ctx, const char *path, const state *s)
         rc = io_h5_fail_write(ctx, path, "manifest");
     herr_t closed = io_h5_close_file(file); /* flushes */
     if (rc == DATUM_OK && closed < 0) rc = io_h5_fail_write(ctx, path, "closing the file");
-    kill_point("root-written");
+    io_kill_point("root-written");
     if (rc == DATUM_OK && (rc = io_temp_commit(ctx, tmp, path)) == DATUM_OK) { /* sync, rename */
         datum_free(tmp);
         tmp = NULL;
@@ -296,8 +290,7 @@ static int write_root(datum_ctx *ctx, const char *path, const state *s)
     return rc;
 }
 
-/* The folder that holds path (for its sync), malloc'd. */
-static char *parent_of(datum_ctx *ctx, const char *path)
+char *io_parent_dir(datum_ctx *ctx, const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash) return datum_strdup(ctx, ".");
@@ -326,10 +319,10 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
     if (rc == DATUM_OK) rc = io_check_format(ctx, probe, archive_path, &io_bridge_archive);
     if (probe >= 0) io_h5_close_file(probe);
     if (rc == DATUM_OK && (!(dir = io_parts_dir(ctx, archive_path)) ||
-                           !(parent = parent_of(ctx, archive_path))))
+                           !(parent = io_parent_dir(ctx, archive_path))))
         rc = DATUM_E_NOMEM;
     int made_dir = rc == DATUM_OK && stat(dir, &st) != 0;
-    if (rc == DATUM_OK) rc = lock_dir(ctx, archive_path, dir, &lock_fd);
+    if (rc == DATUM_OK) rc = io_lock_parts(ctx, archive_path, dir, &lock_fd);
     if (rc == DATUM_OK) rc = read_state(ctx, archive_path, &s);
     if (rc == DATUM_OK) rc = remove_leftovers(ctx, archive_path, dir, &s);
     uint32_t old = s.n;
@@ -345,17 +338,17 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
     for (uint32_t e = 0; rc >= 0 && e < s.n_events[old]; e++)
         if (known_event(&s, old, s.events[old][e]))
             rc = refuse_known_event(ctx, archive_path, &s, old, paths, n_paths, io);
-    kill_point("segment-written");
+    io_kill_point("segment-written");
     /* A version 1 archive becomes the base: a second name for the same file. */
     if (rc >= 0 && s.version == IO_ARCHIVE_FILE_VERSION) {
         if (link(archive_path, base) == 0) linked = 1;
         else rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot link %s to %s", archive_path, base);
     }
-    if (rc >= 0) rc = sync_dir(ctx, dir);
-    kill_point("base-linked");
+    if (rc >= 0) rc = io_sync_dir(ctx, dir);
+    io_kill_point("base-linked");
     if (rc >= 0 && (rc = write_root(ctx, archive_path, &s)) >= 0) committed = 1;
-    kill_point("root-renamed");
-    if (rc >= 0) rc = sync_dir(ctx, parent);
+    io_kill_point("root-renamed");
+    if (rc >= 0) rc = io_sync_dir(ctx, parent);
     if (rc >= 0 && info)
         *info = (datum_append_info){s.info[old].n_results, s.info[old].n_fields, s.n_events[old],
                                     s.n - 1};
@@ -366,7 +359,7 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
         if (segment) unlink(segment);
         if (linked) unlink(base);
         if (made_dir && lock_fd >= 0) {
-            char *lock = io_part_path(ctx, archive_path, LOCK_NAME);
+            char *lock = io_part_path(ctx, archive_path, IO_LOCK_NAME);
             if (lock) unlink(lock);
             datum_free(lock);
             rmdir(dir);
