@@ -103,10 +103,14 @@ static int import_bridge(const char *const *args, size_t n_args, const char *lis
     datum_archive *a;
     if (rc >= 0 && append) {
         printf("appended %llu results in %llu board fields of %u new event%s to %s (%u "
-               "segment%s)\n",
+               "segment%s",
                (unsigned long long)appended.n_results, (unsigned long long)appended.n_fields,
                appended.n_events, appended.n_events == 1 ? "" : "s", out, appended.n_segments,
                appended.n_segments == 1 ? "" : "s");
+        if (appended.n_merged)
+            printf("; %u segments of %llu results merged into one", appended.n_merged,
+                   (unsigned long long)appended.merged_results);
+        printf(")\n");
     } else if (rc >= 0 && datum_archive_open(ctx, out, &a) == DATUM_OK) {
         datum_archive_info info;
         datum_archive_get_info(a, &info);
@@ -132,6 +136,8 @@ int cmd_import(int argc, char **argv)
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
     datum_tarot_inputs tarot = {NULL, NULL, NULL, NULL};
+    int segments = DATUM_MAX_SEGMENTS_DEFAULT;
+    cli_bounded_int max_segments = {&segments, 0, 1000000, "--max-segments"};
     const cli_option table[] = {
         {"-o", 1, cli_set_string, &out},
         {"--no-compress", 0, cli_set_flag, &no_compress},
@@ -145,6 +151,7 @@ int cmd_import(int argc, char **argv)
         {"--penalties", 1, cli_set_string, &tarot.penalties},
         {"--strict", 0, cli_set_flag, &strict},
         {"--append", 0, cli_set_flag, &append},
+        {"--max-segments", 1, cli_set_bounded_int, &max_segments},
     };
     static const char *const kFormats[] = {"auto", "csv", "usebio", "pbn"};
     const char *positional[argc + 1];
@@ -174,6 +181,9 @@ int cmd_import(int argc, char **argv)
                EXIT_BAD_INPUT;
     if (strict && k != DATUM_FORMAT_AUTO && k != DATUM_FORMAT_PBN)
         return cli_usage_error(&p, "--strict goes with PBN input"), EXIT_BAD_INPUT;
+    if (segments != DATUM_MAX_SEGMENTS_DEFAULT && !append)
+        return cli_usage_error(&p, "--max-segments goes with --append"), EXIT_BAD_INPUT;
+    io.max_segments = (uint32_t)segments;
     io.format = (datum_input_format)k;
     io.strict = strict;
     return import_bridge(positional, (size_t)p.n_positional, list, out, append, &io, threads, &wo);

@@ -123,9 +123,12 @@ typedef struct {
     uint64_t n_sitouts;   /* out: sit-out rows skipped */
     uint64_t split_bytes; /* a CSV file of at least this size is read by all the threads,
                              in parts (0: the default, 32 MiB; tests use small ones) */
+    uint32_t max_segments; /* datum_archive_append: segments merged once there are more than
+                              this many (0: never; DATUM_MAX_SEGMENTS_DEFAULT) */
 } datum_import_options;
 
-#define DATUM_IMPORT_OPTIONS_INIT {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0, 0}
+#define DATUM_MAX_SEGMENTS_DEFAULT 8
+#define DATUM_IMPORT_OPTIONS_INIT {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0, 0, DATUM_MAX_SEGMENTS_DEFAULT}
 
 /* Imports the results of paths[0..n_paths), each in its own format (CSV,
  * USEBIO or PBN: io->format, or with DATUM_FORMAT_AUTO recognised by the
@@ -200,7 +203,9 @@ int datum_export_csv(datum_ctx *ctx, const char *archive_path, const char *csv_p
 typedef struct {
     uint64_t n_results, n_fields; /* the new rows and board fields */
     uint32_t n_events;            /* the new events */
-    uint32_t n_segments;          /* the archive's segments, this one included */
+    uint32_t n_segments;          /* the archive's segments after it */
+    uint32_t n_merged;            /* segments merged into one (the new one among them), or 0 */
+    uint64_t merged_results;      /* the results of those */
 } datum_append_info;
 
 /* Adds the events of the input files (read as datum_import reads them, with
