@@ -39,7 +39,7 @@ typedef struct {
 
 static void state_free(state *s)
 {
-    for (uint32_t i = 0; i < s->n; i++) io_free_dict(s->events[i], s->n_events[i]);
+    for (uint32_t i = 0; s->events && s->n_events && i < s->n; i++) io_free_dict(s->events[i], s->n_events[i]);
     io_part_entries_free(s->entry, s->n);
     datum_free(s->info);
     datum_free(s->events);
@@ -373,9 +373,9 @@ static uint32_t choose_merge(const state *s, uint32_t max_segments, uint8_t *pic
 }
 
 /* Merges the picked segments into one (file name `name`, in the folder):
- * in s, it takes the place of the first of them, the others go; their file
- * names move to *gone (gone_n of them), for removal once the new root is in
- * place. */
+ * in s, it takes the place of the first of them, the others go; their
+ * paths go to *gone (gone_n of them, malloc'd), for removal once the new
+ * root is in place. */
 static int merge_picked(datum_ctx *ctx, const char *archive_path, state *s, const uint8_t *pick,
                         uint32_t picked, const char *name, size_t max_rows,
                         const datum_write_options *opt, char ***gone, uint32_t *gone_n)
@@ -394,12 +394,17 @@ static int merge_picked(datum_ctx *ctx, const char *archive_path, state *s, cons
     io_kill_point("merge-written");
     char *merged = rc == DATUM_OK ? datum_strdup(ctx, name) : NULL;
     if (rc == DATUM_OK && !merged) rc = DATUM_E_NOMEM;
+    /* Their paths, for the removal after the commit (which allocates nothing). */
+    for (uint32_t i = 1; i < s->n && rc == DATUM_OK; i++)
+        if (pick[i] && !((*gone)[(*gone_n)++] = io_part_path(ctx, archive_path, s->entry[i].file)))
+            rc = DATUM_E_NOMEM;
+    if (rc != DATUM_OK) datum_free(merged);
     /* The state: the merged segment in the first one's place. */
     uint32_t to = 0, at = 0;
     for (uint32_t i = 0; i < s->n && rc == DATUM_OK; i++) {
         if (i == first) at = to;
         if (pick[i]) {
-            (*gone)[(*gone_n)++] = s->entry[i].file;
+            datum_free(s->entry[i].file);
             io_free_dict(s->events[i], s->n_events[i]);
             s->events[i] = NULL;
             s->n_events[i] = 0;
@@ -493,11 +498,7 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
     if (rc >= 0) rc = io_sync_dir(ctx, parent);
     /* The merged segments are no longer listed: leftovers, removed now (or,
      * after a kill, by the next append). */
-    for (uint32_t i = 0; committed && i < n_gone; i++) {
-        char *file = io_part_path(ctx, archive_path, gone[i]);
-        if (file) unlink(file);
-        datum_free(file);
-    }
+    for (uint32_t i = 0; committed && i < n_gone; i++) unlink(gone[i]);
     added.n_segments = s.n - 1;
     if (rc >= 0 && info) *info = added;
     /* A failed append leaves nothing (what it made is not listed: gone now

@@ -139,6 +139,7 @@ static int remove_parts(datum_ctx *ctx, const char *path, const char *dir)
     }
     closedir(d);
     char *lock = rc == DATUM_OK ? io_part_path(ctx, path, IO_LOCK_NAME) : NULL;
+    if (rc == DATUM_OK && !lock) rc = DATUM_E_NOMEM;
     if (lock) unlink(lock);
     datum_free(lock);
     if (rc == DATUM_OK && rmdir(dir) != 0 && errno != ENOENT)
