@@ -4,7 +4,9 @@
  * segment, into ARCHIVE.d; then a new root file, the manifest, renamed over
  * ARCHIVE. Nothing already there is written, so a kill at any moment leaves
  * the old manifest, and the old archive, in place; files it does not list
- * are ignored by readers and removed by the next append.
+ * are ignored by readers and removed by the next append. Past
+ * --max-segments, segments are merged into a new one (compact.c) before
+ * that one rename, the merged ones removed after it.
  */
 #include "io_internal.h"
 
@@ -39,7 +41,8 @@ typedef struct {
 
 static void state_free(state *s)
 {
-    for (uint32_t i = 0; s->events && s->n_events && i < s->n; i++) io_free_dict(s->events[i], s->n_events[i]);
+    for (uint32_t i = 0; s->events && s->n_events && i < s->n; i++)
+        io_free_dict(s->events[i], s->n_events[i]);
     io_part_entries_free(s->entry, s->n);
     datum_free(s->info);
     datum_free(s->events);
@@ -148,7 +151,8 @@ static int remove_leftovers(datum_ctx *ctx, const char *path, const char *dir, c
     if (!d) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", dir);
     while (rc == DATUM_OK && (ent = readdir(d))) {
         const char *name = ent->d_name;
-        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, IO_LOCK_NAME) || listed(s, name))
+        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, IO_LOCK_NAME) ||
+            listed(s, name))
             continue;
         char *file = io_part_path(ctx, path, name);
         if (!file) rc = DATUM_E_NOMEM;
@@ -205,7 +209,8 @@ int io_lock_parts(datum_ctx *ctx, const char *path, const char *dir, int *lock_f
     if (fd < 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", name);
     else if (fcntl(fd, F_SETLK, &lk) != 0)
         rc = errno == EACCES || errno == EAGAIN
-                 ? datum_ctx_fail(ctx, DATUM_E_IO, "%s: another append or compaction of it is running", path)
+                 ? datum_ctx_fail(ctx, DATUM_E_IO,
+                                  "%s: another append or compaction of it is running", path)
                  : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot lock %s", name);
     datum_free(name);
     if (rc != DATUM_OK && fd >= 0) close(fd);
@@ -390,7 +395,8 @@ static int merge_picked(datum_ctx *ctx, const char *archive_path, state *s, cons
             if (k == 0) first = i;
             e[k++] = s->entry[i];
         }
-    if (rc == DATUM_OK) rc = io_merge_parts(ctx, archive_path, e, picked, out, max_rows, opt, &made);
+    if (rc == DATUM_OK)
+        rc = io_merge_parts(ctx, archive_path, e, picked, out, max_rows, opt, &made);
     io_kill_point("merge-written");
     char *merged = rc == DATUM_OK ? datum_strdup(ctx, name) : NULL;
     if (rc == DATUM_OK && !merged) rc = DATUM_E_NOMEM;
@@ -422,7 +428,8 @@ static int merge_picked(datum_ctx *ctx, const char *archive_path, state *s, cons
         rc = read_part(ctx, archive_path, out, s, at, 0); /* its entry, summary and events */
     }
     if (rc == DATUM_OK && s->entry[at].bytes != made.bytes)
-        rc = io_damaged(ctx, out, &io_bridge_archive, "the merged segment changed as it was written");
+        rc = io_damaged(ctx, out, &io_bridge_archive,
+                        "the merged segment changed as it was written");
     datum_free(e);
     datum_free(out);
     return rc;
@@ -482,7 +489,8 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
     uint8_t *pick = rc >= 0 ? datum_calloc(ctx, s.n, 1) : NULL;
     if (rc >= 0 && !pick) rc = DATUM_E_NOMEM;
     uint32_t picked = rc >= 0 ? choose_merge(&s, io->max_segments, pick) : 0;
-    for (uint32_t i = 0; i < s.n && picked; i++) added.merged_results += pick[i] ? s.info[i].n_results : 0;
+    for (uint32_t i = 0; i < s.n && picked; i++)
+        added.merged_results += pick[i] ? s.info[i].n_results : 0;
     if (picked) {
         new_segment_name(&s, merged_name, sizeof merged_name);
         if (!(merged = io_part_path(ctx, archive_path, merged_name))) rc = DATUM_E_NOMEM;

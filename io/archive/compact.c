@@ -173,7 +173,8 @@ int datum_archive_compact(datum_ctx *ctx, const char *path, datum_compact_info *
     if (root >= 0) io_h5_close_file(root);
     root = H5I_INVALID_HID;
     if (rc != DATUM_OK || version == IO_ARCHIVE_FILE_VERSION) return rc;
-    if (!(dir = io_parts_dir(ctx, path)) || !(parent = io_parent_dir(ctx, path))) rc = DATUM_E_NOMEM;
+    if (!(dir = io_parts_dir(ctx, path)) || !(parent = io_parent_dir(ctx, path)))
+        rc = DATUM_E_NOMEM;
     if (rc == DATUM_OK && stat(dir, &st) != 0)
         rc = io_damaged(ctx, path, &io_bridge_archive, "its folder %s is missing", dir);
     if (rc == DATUM_OK) rc = io_lock_parts(ctx, path, dir, &lock_fd);
