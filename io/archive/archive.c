@@ -9,11 +9,15 @@
  */
 #include "io_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* One file of format version 1                                             */
@@ -235,6 +239,52 @@ char *io_parts_dir(datum_ctx *ctx, const char *path) { return joined(ctx, path, 
 char *io_part_path(datum_ctx *ctx, const char *path, const char *file)
 {
     return joined(ctx, path, ".d/", file);
+}
+
+void io_kill_point(const char *phase)
+{
+    const char *at = getenv("DATUM_TEST_APPEND_KILL");
+    if (at && strcmp(at, phase) == 0) raise(SIGKILL);
+}
+
+char *io_parent_dir(datum_ctx *ctx, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return datum_strdup(ctx, ".");
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *p = datum_calloc(ctx, n + 1, 1);
+    if (p) memcpy(p, path, n);
+    return p;
+}
+
+int io_sync_dir(datum_ctx *ctx, const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_CLOEXEC);
+    int rc = fd >= 0 && fsync(fd) == 0 ? DATUM_OK
+                                       : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot sync %s", dir);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+int io_lock_parts(datum_ctx *ctx, const char *path, const char *dir, int *lock_fd)
+{
+    *lock_fd = -1;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", dir);
+    char *name = io_part_path(ctx, path, IO_LOCK_NAME);
+    if (!name) return DATUM_E_NOMEM;
+    int fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0666), rc = DATUM_OK;
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fd < 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", name);
+    else if (fcntl(fd, F_SETLK, &lk) != 0)
+        rc = errno == EACCES || errno == EAGAIN
+                 ? datum_ctx_fail(ctx, DATUM_E_IO,
+                                  "%s: another append or compaction of it is running", path)
+                 : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot lock %s", name);
+    datum_free(name);
+    if (rc != DATUM_OK && fd >= 0) close(fd);
+    if (rc == DATUM_OK) *lock_fd = fd;
+    return rc;
 }
 
 void io_part_entries_free(io_part_entry *e, uint32_t n)

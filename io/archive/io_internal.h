@@ -289,7 +289,7 @@ int io_file_version(hid_t file);
 int io_archive_open_parts(datum_ctx *ctx, const char *path, const io_part_entry *e, uint32_t n,
                           datum_archive **out);
 
-/* append.c, shared with compact.c: the folder PATH.d made if needed and
+/* archive.c, for append.c and compact.c: the folder PATH.d made if needed and
  * locked against any other append or compaction of the archive (*lock_fd,
  * held until closed): DATUM_OK, or DATUM_E_IO "PATH: another append or
  * compaction of it is running" / "cannot create / lock ...". */
@@ -318,7 +318,7 @@ int io_merge_parts(datum_ctx *ctx, const char *path, const io_part_entry *e, uin
 size_t io_merge_rows(size_t memory);
 /* Tests only (tests/e2e/test_append.py, test_compact.py): with the
  * environment's DATUM_TEST_APPEND_KILL=PHASE, kills the process there, to
- * show that every phase leaves a whole archive (append.c). */
+ * show that every phase leaves a whole archive (archive.c). */
 void io_kill_point(const char *phase);
 
 /* Records DATUM_E_FORMAT "PATH: damaged archive: WHAT". */
