@@ -62,6 +62,9 @@ int cli_parse_triple(cli_parser *p, const char *option, const char *text, double
 int cli_parse_size(const char *text, double *bytes);
 int cli_set_string(cli_parser *p, const char *value, void *target); /* const char * */
 int cli_set_threads(cli_parser *p, const char *value, void *target);/* int 1..1024 */
+int cli_set_deflate(cli_parser *p, const char *value, void *target);/* --deflate: int 1..9 */
+/* --memory SIZE (cli_parse_size) into a size_t, at least DATUM_IMPORT_MEMORY_MIN. */
+int cli_set_memory(cli_parser *p, const char *value, void *target);
 
 /* An int option whose value must be in [lo, hi]: the target of
  * cli_set_bounded_int, so that one handler serves all of them. */
@@ -222,6 +225,7 @@ double cli_now(void);
 /* Commands. */
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_compact(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_score(int argc, char **argv);
 int cmd_matchpoints(int argc, char **argv);

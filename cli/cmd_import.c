@@ -57,15 +57,6 @@ static void print_warning(void *user, const char *message)
     fprintf(stderr, "datum import: warning: %s\n", message);
 }
 
-static int set_level(cli_parser *p, const char *value, void *target)
-{
-    int64_t v;
-    if (datum_parse_int(value, strlen(value), 1, 9, &v) != DATUM_PARSE_OK)
-        return cli_usage_error(p, "--deflate takes a level from 1 to 9, not '%s'", value);
-    *(int *)target = (int)v;
-    return 0;
-}
-
 /* The tarot import, once the options are parsed. */
 static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char *out,
                         const datum_write_options *wo)
@@ -91,17 +82,6 @@ static int import_tarot(cli_parser *p, const datum_tarot_inputs *in, const char 
     return status;
 }
 
-/* --memory SIZE (cli_parse_size), at least DATUM_IMPORT_MEMORY_MIN. */
-static int set_memory(cli_parser *p, const char *value, void *target)
-{
-    double bytes;
-    if (cli_parse_size(value, &bytes) != 0 || bytes < DATUM_IMPORT_MEMORY_MIN || bytes > 0x1p50)
-        return cli_usage_error(p, "--memory takes a size of at least 64K (e.g. 256M, 4G), not '%s'",
-                               value);
-    *(size_t *)target = (size_t)bytes;
-    return 0;
-}
-
 /* The bridge import, once the options are parsed. */
 static int import_bridge(const char *const *args, size_t n_args, const char *list, const char *out,
                          int append, datum_import_options *io, int threads,
@@ -123,10 +103,14 @@ static int import_bridge(const char *const *args, size_t n_args, const char *lis
     datum_archive *a;
     if (rc >= 0 && append) {
         printf("appended %llu results in %llu board fields of %u new event%s to %s (%u "
-               "segment%s)\n",
+               "segment%s",
                (unsigned long long)appended.n_results, (unsigned long long)appended.n_fields,
                appended.n_events, appended.n_events == 1 ? "" : "s", out, appended.n_segments,
                appended.n_segments == 1 ? "" : "s");
+        if (appended.n_merged)
+            printf("; %u segments of %llu results merged into one", appended.n_merged,
+                   (unsigned long long)appended.merged_results);
+        printf(")\n");
     } else if (rc >= 0 && datum_archive_open(ctx, out, &a) == DATUM_OK) {
         datum_archive_info info;
         datum_archive_get_info(a, &info);
@@ -159,19 +143,22 @@ int cmd_import(int argc, char **argv)
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
     datum_tarot_inputs tarot = {NULL, NULL, NULL, NULL};
+    int segments = DATUM_MAX_SEGMENTS_DEFAULT;
+    cli_bounded_int max_segments = {&segments, 0, 1000000, "--max-segments"};
     const cli_option table[] = {
         {"-o", 1, cli_set_string, &out},
         {"--no-compress", 0, cli_set_flag, &no_compress},
-        {"--deflate", 1, set_level, &wo.deflate_level},
+        {"--deflate", 1, cli_set_deflate, &wo.deflate_level},
         {"--format", 1, cli_set_string, &format},
         {"--list", 1, cli_set_string, &list},
-        {"--memory", 1, set_memory, &io.memory},
+        {"--memory", 1, cli_set_memory, &io.memory},
         {"--threads", 1, cli_set_threads, &threads},
         {"--players", 1, cli_set_string, &tarot.players},
         {"--defenses", 1, cli_set_string, &tarot.defenses},
         {"--penalties", 1, cli_set_string, &tarot.penalties},
         {"--strict", 0, cli_set_flag, &strict},
         {"--append", 0, cli_set_flag, &append},
+        {"--max-segments", 1, cli_set_bounded_int, &max_segments},
     };
     static const char *const kFormats[] = {"auto", "csv", "usebio", "pbn"};
     const char *positional[argc + 1];
@@ -201,6 +188,9 @@ int cmd_import(int argc, char **argv)
                EXIT_BAD_INPUT;
     if (strict && k != DATUM_FORMAT_AUTO && k != DATUM_FORMAT_PBN)
         return cli_usage_error(&p, "--strict goes with PBN input"), EXIT_BAD_INPUT;
+    if (segments != DATUM_MAX_SEGMENTS_DEFAULT && !append)
+        return cli_usage_error(&p, "--max-segments goes with --append"), EXIT_BAD_INPUT;
+    io.max_segments = (uint32_t)segments;
     io.format = (datum_input_format)k;
     io.strict = strict;
     return import_bridge(positional, (size_t)p.n_positional, list, out, append, &io, threads, &wo);

@@ -12,6 +12,7 @@ typedef struct {
 static const command kCommands[] = {
     {"import", cmd_import, "import results (CSV, USEBIO, PBN; tarot CSV) into an archive"},
     {"export", cmd_export, "write an archive's results back as CSV (the import format)"},
+    {"compact", cmd_compact, "make an archive with appended segments one file again"},
     {"info", cmd_info, "describe an archive"},
     {"score", cmd_score, "Butler: datum per board, IMPs per result, pair totals"},
     {"cross", cmd_cross, "cross-IMPs per result and pair totals"},

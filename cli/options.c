@@ -76,6 +76,25 @@ int cli_set_threads(cli_parser *p, const char *value, void *target)
     return 0;
 }
 
+int cli_set_deflate(cli_parser *p, const char *value, void *target)
+{
+    int64_t v;
+    if (datum_parse_int(value, strlen(value), 1, 9, &v) != DATUM_PARSE_OK)
+        return cli_usage_error(p, "--deflate takes a level from 1 to 9, not '%s'", value);
+    *(int *)target = (int)v;
+    return 0;
+}
+
+int cli_set_memory(cli_parser *p, const char *value, void *target)
+{
+    double bytes;
+    if (cli_parse_size(value, &bytes) != 0 || bytes < DATUM_IMPORT_MEMORY_MIN || bytes > 0x1p50)
+        return cli_usage_error(p, "--memory takes a size of at least 64K (e.g. 256M, 4G), not '%s'",
+                               value);
+    *(size_t *)target = (size_t)bytes;
+    return 0;
+}
+
 int cli_set_u64(cli_parser *p, const char *value, void *target)
 {
     cli_u64 *u = target;

@@ -124,6 +124,8 @@ typedef struct {
     uint64_t n_sitouts;   /* out: sit-out rows skipped */
     uint64_t split_bytes; /* a CSV file of at least this size is read by all the threads,
                              in parts (0: the default, 32 MiB; tests use small ones) */
+    uint32_t max_segments; /* datum_archive_append: segments merged once there are more than
+                              this many (0: never; DATUM_MAX_SEGMENTS_DEFAULT) */
     /* out, after a success: the wall and process CPU seconds of each phase
        (datum_import_phase_name), to show where an import's time goes */
     double phase_wall[DATUM_IMPORT_N_PHASES], phase_cpu[DATUM_IMPORT_N_PHASES];
@@ -134,7 +136,9 @@ typedef struct {
  * and write". NULL for any other i. */
 const char *datum_import_phase_name(int i);
 
-#define DATUM_IMPORT_OPTIONS_INIT {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0, 0, {0}, {0}}
+#define DATUM_MAX_SEGMENTS_DEFAULT 8
+#define DATUM_IMPORT_OPTIONS_INIT                                                                 \
+    {DATUM_FORMAT_AUTO, 0, 0, 0, 0, 0, 0, DATUM_MAX_SEGMENTS_DEFAULT, {0}, {0}}
 
 /* Imports the results of paths[0..n_paths), each in its own format (CSV,
  * USEBIO or PBN: io->format, or with DATUM_FORMAT_AUTO recognised by the
@@ -209,7 +213,9 @@ int datum_export_csv(datum_ctx *ctx, const char *archive_path, const char *csv_p
 typedef struct {
     uint64_t n_results, n_fields; /* the new rows and board fields */
     uint32_t n_events;            /* the new events */
-    uint32_t n_segments;          /* the archive's segments, this one included */
+    uint32_t n_segments;          /* the archive's segments after it */
+    uint32_t n_merged;            /* segments merged into one (the new one among them), or 0 */
+    uint64_t merged_results;      /* the results of those */
 } datum_append_info;
 
 /* Adds the events of the input files (read as datum_import reads them, with
@@ -234,6 +240,31 @@ typedef struct {
 int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *const *paths,
                          size_t n_paths, datum_import_options *io, const datum_write_options *opt,
                          datum_append_info *info);
+
+/* What a compaction did. */
+typedef struct {
+    uint32_t n_parts;             /* the parts merged (0: one file already, nothing done) */
+    uint64_t n_results, n_fields; /* the archive's */
+    uint64_t bytes;               /* the size of the file written */
+} datum_compact_info;
+
+/* Makes the archive at path, of format version 2 (a base and its appended
+ * segments), one file of version 1 again: the file a fresh import of all
+ * its rows writes (every dataset's values, types, chunks and filters, with
+ * the write options opt, which may be NULL), written to PATH.tmp-XXXXXX,
+ * synced and renamed over path; the folder PATH.d is removed after.
+ * Bounded memory: the parts are merged by event name (each is sorted, each
+ * event in one of them), chunks of memory / 128 rows read at a time (64 Ki
+ * to 1 Mi; memory 0: the import's default) and the writer's chunks held,
+ * besides the merged dictionaries. A kill at any moment leaves the old archive or the new one;
+ * under the lock of the append (an append meanwhile fails, and this fails
+ * during an append). A version 1 archive is left as it is: DATUM_OK with
+ * info->n_parts 0. Returns DATUM_OK with *info filled, or a negative code
+ * recorded in ctx: the errors of datum_archive_open (a missing or damaged
+ * part: "damaged archive"), DATUM_E_IO "... another append or compaction
+ * of it is running", "cannot write PATH (...)", DATUM_E_NOMEM. */
+int datum_archive_compact(datum_ctx *ctx, const char *path, datum_compact_info *info,
+                          size_t memory, const datum_write_options *opt);
 
 /* ------------------------------------------------------------------------ */
 /* Reading an archive                                                       */

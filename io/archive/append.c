@@ -4,30 +4,21 @@
  * segment, into ARCHIVE.d; then a new root file, the manifest, renamed over
  * ARCHIVE. Nothing already there is written, so a kill at any moment leaves
  * the old manifest, and the old archive, in place; files it does not list
- * are ignored by readers and removed by the next append.
+ * are ignored by readers and removed by the next append. Past
+ * --max-segments, segments are merged into a new one (compact.c) before
+ * that one rename, the merged ones removed after it.
  */
 #include "io_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LOCK_NAME "lock"
 #define BASE_NAME "base.h5"
-
-/* Tests only (tests/e2e/test_append.py): DATUM_TEST_APPEND_KILL=PHASE kills
- * the process there, to show that every phase leaves a whole archive. */
-static void kill_point(const char *phase)
-{
-    const char *at = getenv("DATUM_TEST_APPEND_KILL");
-    if (at && strcmp(at, phase) == 0) raise(SIGKILL);
-}
 
 /* The archive as the append finds it: its parts, each with its summary and
  * its event names. */
@@ -42,7 +33,8 @@ typedef struct {
 
 static void state_free(state *s)
 {
-    for (uint32_t i = 0; i < s->n; i++) io_free_dict(s->events[i], s->n_events[i]);
+    for (uint32_t i = 0; s->events && s->n_events && i < s->n; i++)
+        io_free_dict(s->events[i], s->n_events[i]);
     io_part_entries_free(s->entry, s->n);
     datum_free(s->info);
     datum_free(s->events);
@@ -151,7 +143,8 @@ static int remove_leftovers(datum_ctx *ctx, const char *path, const char *dir, c
     if (!d) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", dir);
     while (rc == DATUM_OK && (ent = readdir(d))) {
         const char *name = ent->d_name;
-        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, LOCK_NAME) || listed(s, name))
+        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, IO_LOCK_NAME) ||
+            listed(s, name))
             continue;
         char *file = io_part_path(ctx, path, name);
         if (!file) rc = DATUM_E_NOMEM;
@@ -184,38 +177,6 @@ static int remove_leftovers(datum_ctx *ctx, const char *path, const char *dir, c
         closedir(d);
     }
     datum_free(parent);
-    return rc;
-}
-
-/* Syncs a folder, so that the renames and links in it last a crash. */
-static int sync_dir(datum_ctx *ctx, const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_CLOEXEC);
-    int rc = fd >= 0 && fsync(fd) == 0 ? DATUM_OK
-                                       : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot sync %s", dir);
-    if (fd >= 0) close(fd);
-    return rc;
-}
-
-/* The folder of the archive, made if needed, locked against another append
- * (*lock_fd: the lock, held until closed). */
-static int lock_dir(datum_ctx *ctx, const char *path, const char *dir, int *lock_fd)
-{
-    *lock_fd = -1;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", dir);
-    char *name = io_part_path(ctx, path, LOCK_NAME);
-    if (!name) return DATUM_E_NOMEM;
-    int fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0666), rc = DATUM_OK;
-    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    if (fd < 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", name);
-    else if (fcntl(fd, F_SETLK, &lk) != 0)
-        rc = errno == EACCES || errno == EAGAIN
-                 ? datum_ctx_fail(ctx, DATUM_E_IO, "%s: another append to it is running", path)
-                 : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot lock %s", name);
-    datum_free(name);
-    if (rc != DATUM_OK && fd >= 0) close(fd);
-    if (rc == DATUM_OK) *lock_fd = fd;
     return rc;
 }
 
@@ -287,7 +248,7 @@ static int write_root(datum_ctx *ctx, const char *path, const state *s)
         rc = io_h5_fail_write(ctx, path, "manifest");
     herr_t closed = io_h5_close_file(file); /* flushes */
     if (rc == DATUM_OK && closed < 0) rc = io_h5_fail_write(ctx, path, "closing the file");
-    kill_point("root-written");
+    io_kill_point("root-written");
     if (rc == DATUM_OK && (rc = io_temp_commit(ctx, tmp, path)) == DATUM_OK) { /* sync, rename */
         datum_free(tmp);
         tmp = NULL;
@@ -296,15 +257,134 @@ static int write_root(datum_ctx *ctx, const char *path, const state *s)
     return rc;
 }
 
-/* The folder that holds path (for its sync), malloc'd. */
-static char *parent_of(datum_ctx *ctx, const char *path)
+/* ------------------------------------------------------------------------ */
+/* Merging segments (docs/archive-format.md "Merging segments")             */
+
+/* Segments are tiered by size: tier t holds those of FANIN^t to
+ * FANIN^(t+1) - 1 results. FANIN segments of a tier merged make one of a
+ * higher tier, so a result is merged at most once per tier: about
+ * log_FANIN(archive / week) times in all, and the segments of each tier
+ * stay fewer than FANIN. */
+enum { FANIN = 4 };
+
+static int tier_of(uint64_t results)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash) return datum_strdup(ctx, ".");
-    size_t n = slash == path ? 1 : (size_t)(slash - path);
-    char *p = datum_calloc(ctx, n + 1, 1);
-    if (p) memcpy(p, path, n);
-    return p;
+    int t = 0;
+    for (; results >= FANIN; results /= FANIN) t++;
+    return t;
+}
+
+/* The number of a segment's file name segment-N.h5 (0 for any other). */
+static uint32_t segment_number(const char *file)
+{
+    unsigned n = 0;
+    int end = 0;
+    return sscanf(file, "segment-%u.h5%n", &n, &end) == 1 && file[end] == '\0' ? n : 0;
+}
+
+/* A new segment's file name, numbered after every segment listed. */
+static void new_segment_name(const state *s, char *name, size_t size)
+{
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t k = segment_number(s->entry[i].file);
+        if (k > last) last = k;
+    }
+    snprintf(name, size, "segment-%04u.h5", last + 1);
+}
+
+/* The segments to merge (pick[i] = 1; part 0, the base, never): none while
+ * the archive has at most max_segments of them (0: never any); else, from
+ * the lowest tier of at least FANIN segments, that tier's, and those of
+ * each tier above that the merged segment would make FANIN (a cascade,
+ * merged at once: no result twice in one append). Returns the number
+ * picked (0 or at least FANIN). */
+static uint32_t choose_merge(const state *s, uint32_t max_segments, uint8_t *pick)
+{
+    uint32_t segments = s->n - 1, picked = 0;
+    memset(pick, 0, s->n);
+    if (max_segments == 0 || segments <= max_segments) return 0;
+    int lowest = -1;
+    for (int t = 0; t < 64 && lowest < 0; t++) {
+        uint32_t count = 0;
+        for (uint32_t i = 1; i < s->n; i++) count += tier_of(s->info[i].n_results) == t;
+        if (count >= FANIN) lowest = t;
+    }
+    if (lowest < 0) return 0;
+    uint64_t merged = 0;
+    for (int t = lowest; t < 64; t++) {
+        uint32_t count = 0;
+        for (uint32_t i = 1; i < s->n; i++) count += !pick[i] && tier_of(s->info[i].n_results) == t;
+        /* Above the lowest: only the merged segment's tier, when it would
+         * make FANIN there. */
+        if (t > lowest && t < tier_of(merged)) continue;
+        if (t > lowest && (t > tier_of(merged) || count + 1 < FANIN)) break;
+        for (uint32_t i = 1; i < s->n; i++)
+            if (!pick[i] && tier_of(s->info[i].n_results) == t) {
+                pick[i] = 1;
+                picked++;
+                merged += s->info[i].n_results;
+            }
+    }
+    return picked;
+}
+
+/* Merges the picked segments into one (file name `name`, in the folder):
+ * in s, it takes the place of the first of them, the others go; their
+ * paths go to *gone (gone_n of them, malloc'd), for removal once the new
+ * root is in place. */
+static int merge_picked(datum_ctx *ctx, const char *archive_path, state *s, const uint8_t *pick,
+                        uint32_t picked, const char *name, size_t max_rows,
+                        const datum_write_options *opt, char ***gone, uint32_t *gone_n)
+{
+    io_part_entry *e = datum_calloc(ctx, picked, sizeof *e), made;
+    char *out = io_part_path(ctx, archive_path, name);
+    uint32_t first = 0, k = 0;
+    int rc = e && out && (*gone = datum_calloc(ctx, picked, sizeof **gone)) ? DATUM_OK
+                                                                           : DATUM_E_NOMEM;
+    for (uint32_t i = 1; i < s->n && rc == DATUM_OK; i++)
+        if (pick[i]) {
+            if (k == 0) first = i;
+            e[k++] = s->entry[i];
+        }
+    if (rc == DATUM_OK)
+        rc = io_merge_parts(ctx, archive_path, e, picked, out, max_rows, opt, &made);
+    io_kill_point("merge-written");
+    char *merged = rc == DATUM_OK ? datum_strdup(ctx, name) : NULL;
+    if (rc == DATUM_OK && !merged) rc = DATUM_E_NOMEM;
+    /* Their paths, for the removal after the commit (which allocates nothing). */
+    for (uint32_t i = 1; i < s->n && rc == DATUM_OK; i++)
+        if (pick[i] && !((*gone)[(*gone_n)++] = io_part_path(ctx, archive_path, s->entry[i].file)))
+            rc = DATUM_E_NOMEM;
+    if (rc != DATUM_OK) datum_free(merged);
+    /* The state: the merged segment in the first one's place. */
+    uint32_t to = 0, at = 0;
+    for (uint32_t i = 0; i < s->n && rc == DATUM_OK; i++) {
+        if (i == first) at = to;
+        if (pick[i]) {
+            datum_free(s->entry[i].file);
+            io_free_dict(s->events[i], s->n_events[i]);
+            s->events[i] = NULL;
+            s->n_events[i] = 0;
+            if (i != first) continue;
+            s->entry[i].file = merged;
+        }
+        s->entry[to] = s->entry[i];
+        s->info[to] = s->info[i];
+        s->events[to] = s->events[i];
+        s->n_events[to] = s->n_events[i];
+        to++;
+    }
+    if (rc == DATUM_OK) {
+        s->n = to;
+        rc = read_part(ctx, archive_path, out, s, at, 0); /* its entry, summary and events */
+    }
+    if (rc == DATUM_OK && s->entry[at].bytes != made.bytes)
+        rc = io_damaged(ctx, out, &io_bridge_archive,
+                        "the merged segment changed as it was written");
+    datum_free(e);
+    datum_free(out);
+    return rc;
 }
 
 int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *const *paths,
@@ -314,8 +394,9 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
     datum_import_options defaults = DATUM_IMPORT_OPTIONS_INIT;
     if (!io) io = &defaults;
     state s = {0};
-    char *dir = NULL, *segment = NULL, *base = NULL, *parent = NULL;
-    char name[32];
+    char *dir = NULL, *segment = NULL, *base = NULL, *parent = NULL, *merged = NULL;
+    char name[32], merged_name[32], **gone = NULL;
+    uint32_t n_gone = 0;
     struct stat st;
     int lock_fd = -1, rc = DATUM_OK, imported = DATUM_OK, committed = 0, linked = 0;
     io_h5_silence();
@@ -326,15 +407,15 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
     if (rc == DATUM_OK) rc = io_check_format(ctx, probe, archive_path, &io_bridge_archive);
     if (probe >= 0) io_h5_close_file(probe);
     if (rc == DATUM_OK && (!(dir = io_parts_dir(ctx, archive_path)) ||
-                           !(parent = parent_of(ctx, archive_path))))
+                           !(parent = io_parent_dir(ctx, archive_path))))
         rc = DATUM_E_NOMEM;
     int made_dir = rc == DATUM_OK && stat(dir, &st) != 0;
-    if (rc == DATUM_OK) rc = lock_dir(ctx, archive_path, dir, &lock_fd);
+    if (rc == DATUM_OK) rc = io_lock_parts(ctx, archive_path, dir, &lock_fd);
     if (rc == DATUM_OK) rc = read_state(ctx, archive_path, &s);
     if (rc == DATUM_OK) rc = remove_leftovers(ctx, archive_path, dir, &s);
     uint32_t old = s.n;
     if (rc == DATUM_OK) {
-        snprintf(name, sizeof name, "segment-%04u.h5", old);
+        new_segment_name(&s, name, sizeof name);
         if (!(segment = io_part_path(ctx, archive_path, name)) ||
             !(base = io_part_path(ctx, archive_path, BASE_NAME)))
             rc = DATUM_E_NOMEM;
@@ -345,33 +426,59 @@ int datum_archive_append(datum_ctx *ctx, const char *archive_path, const char *c
     for (uint32_t e = 0; rc >= 0 && e < s.n_events[old]; e++)
         if (known_event(&s, old, s.events[old][e]))
             rc = refuse_known_event(ctx, archive_path, &s, old, paths, n_paths, io);
-    kill_point("segment-written");
+    io_kill_point("segment-written");
+    datum_append_info added = {0};
+    if (rc >= 0)
+        added = (datum_append_info){s.info[old].n_results, s.info[old].n_fields, s.n_events[old],
+                                    0, 0, 0};
     /* A version 1 archive becomes the base: a second name for the same file. */
     if (rc >= 0 && s.version == IO_ARCHIVE_FILE_VERSION) {
         if (link(archive_path, base) == 0) linked = 1;
         else rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot link %s to %s", archive_path, base);
     }
-    if (rc >= 0) rc = sync_dir(ctx, dir);
-    kill_point("base-linked");
+    /* Segments merged, the new one among them, before the one new root
+     * lists the result: a kill leaves the old archive or the new one. */
+    uint8_t *pick = rc >= 0 ? datum_calloc(ctx, s.n, 1) : NULL;
+    if (rc >= 0 && !pick) rc = DATUM_E_NOMEM;
+    uint32_t picked = rc >= 0 ? choose_merge(&s, io->max_segments, pick) : 0;
+    for (uint32_t i = 0; i < s.n && picked; i++)
+        added.merged_results += pick[i] ? s.info[i].n_results : 0;
+    if (picked) {
+        new_segment_name(&s, merged_name, sizeof merged_name);
+        if (!(merged = io_part_path(ctx, archive_path, merged_name))) rc = DATUM_E_NOMEM;
+    }
+    if (rc >= 0 && picked)
+        rc = merge_picked(ctx, archive_path, &s, pick, picked, merged_name,
+                          io_merge_rows(io->memory), opt, &gone, &n_gone);
+    if (rc >= 0) added.n_merged = picked;
+    if (rc >= 0) rc = io_sync_dir(ctx, dir);
+    io_kill_point("base-linked");
     if (rc >= 0 && (rc = write_root(ctx, archive_path, &s)) >= 0) committed = 1;
-    kill_point("root-renamed");
-    if (rc >= 0) rc = sync_dir(ctx, parent);
-    if (rc >= 0 && info)
-        *info = (datum_append_info){s.info[old].n_results, s.info[old].n_fields, s.n_events[old],
-                                    s.n - 1};
+    io_kill_point("root-renamed");
+    if (rc >= 0) rc = io_sync_dir(ctx, parent);
+    /* The merged segments are no longer listed: leftovers, removed now (or,
+     * after a kill, by the next append). */
+    for (uint32_t i = 0; committed && i < n_gone; i++) unlink(gone[i]);
+    added.n_segments = s.n - 1;
+    if (rc >= 0 && info) *info = added;
     /* A failed append leaves nothing (what it made is not listed: gone now
      * rather than at the next append); once the new root is in place, the
      * append is done, whatever fails after. */
     if (rc < 0 && !committed) {
         if (segment) unlink(segment);
+        if (merged) unlink(merged);
         if (linked) unlink(base);
         if (made_dir && lock_fd >= 0) {
-            char *lock = io_part_path(ctx, archive_path, LOCK_NAME);
+            char *lock = io_part_path(ctx, archive_path, IO_LOCK_NAME);
             if (lock) unlink(lock);
             datum_free(lock);
             rmdir(dir);
         }
     }
+    for (uint32_t i = 0; i < n_gone; i++) datum_free(gone[i]);
+    datum_free(gone);
+    datum_free(pick);
+    datum_free(merged);
     if (lock_fd >= 0) close(lock_fd);
     state_free(&s);
     datum_free(dir);

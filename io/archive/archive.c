@@ -9,11 +9,15 @@
  */
 #include "io_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* One file of format version 1                                             */
@@ -235,6 +239,52 @@ char *io_parts_dir(datum_ctx *ctx, const char *path) { return joined(ctx, path, 
 char *io_part_path(datum_ctx *ctx, const char *path, const char *file)
 {
     return joined(ctx, path, ".d/", file);
+}
+
+void io_kill_point(const char *phase)
+{
+    const char *at = getenv("DATUM_TEST_APPEND_KILL");
+    if (at && strcmp(at, phase) == 0) raise(SIGKILL);
+}
+
+char *io_parent_dir(datum_ctx *ctx, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return datum_strdup(ctx, ".");
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *p = datum_calloc(ctx, n + 1, 1);
+    if (p) memcpy(p, path, n);
+    return p;
+}
+
+int io_sync_dir(datum_ctx *ctx, const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_CLOEXEC);
+    int rc = fd >= 0 && fsync(fd) == 0 ? DATUM_OK
+                                       : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot sync %s", dir);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+int io_lock_parts(datum_ctx *ctx, const char *path, const char *dir, int *lock_fd)
+{
+    *lock_fd = -1;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", dir);
+    char *name = io_part_path(ctx, path, IO_LOCK_NAME);
+    if (!name) return DATUM_E_NOMEM;
+    int fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0666), rc = DATUM_OK;
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fd < 0) rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot create %s", name);
+    else if (fcntl(fd, F_SETLK, &lk) != 0)
+        rc = errno == EACCES || errno == EAGAIN
+                 ? datum_ctx_fail(ctx, DATUM_E_IO,
+                                  "%s: another append or compaction of it is running", path)
+                 : io_fail_errno(ctx, DATUM_E_IO, errno, "cannot lock %s", name);
+    datum_free(name);
+    if (rc != DATUM_OK && fd >= 0) close(fd);
+    if (rc == DATUM_OK) *lock_fd = fd;
+    return rc;
 }
 
 void io_part_entries_free(io_part_entry *e, uint32_t n)
@@ -523,22 +573,15 @@ static int open_listed(datum_ctx *ctx, datum_archive *a, uint32_t i, const io_pa
     return rc;
 }
 
-static int open_segmented(datum_ctx *ctx, datum_archive *a, hid_t root)
+/* The parts e[0..n) of the archive a (its path set) as one archive. */
+static int open_parts(datum_ctx *ctx, datum_archive *a, const io_part_entry *e, uint32_t n)
 {
-    io_part_entry *e = NULL;
-    uint32_t n = 0;
     uint64_t *row_first = NULL, *row_end = NULL;
-    datum_archive_info summary;
-    int rc = io_read_summary(ctx, root, a->path, &summary);
-    if (rc == DATUM_OK) rc = io_read_manifest(ctx, root, a->path, &e, &n);
-    if (rc == DATUM_OK && !(a->parts = datum_calloc(ctx, n, sizeof *a->parts))) rc = DATUM_E_NOMEM;
+    int rc = DATUM_OK;
+    if (!(a->parts = datum_calloc(ctx, n, sizeof *a->parts))) rc = DATUM_E_NOMEM;
     for (uint32_t i = 0; i < n && rc == DATUM_OK; i++) part_init(&a->parts[a->n_parts++]);
     for (uint32_t i = 0; i < n && rc == DATUM_OK; i++) rc = open_listed(ctx, a, i, &e[i]);
-    io_part_entries_free(e, n);
     if (rc == DATUM_OK) merge_info(a);
-    if (rc == DATUM_OK && (summary.n_results != a->info.n_results ||
-                           summary.n_fields != a->info.n_fields))
-        rc = io_archive_damaged(ctx, a, "its parts do not hold the results it says");
     for (int k = 0; k < IO_N_DICTS && rc == DATUM_OK; k++)
         if (io_has_dict(k, a->info.has_teams)) rc = merge_dict(ctx, a, k);
     uint32_t n_events = a->dict_len[IO_D_EVENTS];
@@ -550,6 +593,21 @@ static int open_segmented(datum_ctx *ctx, datum_archive *a, hid_t root)
     if (rc == DATUM_OK) rc = make_runs(ctx, a, row_first, row_end);
     datum_free(row_first);
     datum_free(row_end);
+    return rc;
+}
+
+static int open_segmented(datum_ctx *ctx, datum_archive *a, hid_t root)
+{
+    io_part_entry *e = NULL;
+    uint32_t n = 0;
+    datum_archive_info summary;
+    int rc = io_read_summary(ctx, root, a->path, &summary);
+    if (rc == DATUM_OK) rc = io_read_manifest(ctx, root, a->path, &e, &n);
+    if (rc == DATUM_OK) rc = open_parts(ctx, a, e, n);
+    io_part_entries_free(e, n);
+    if (rc == DATUM_OK && (summary.n_results != a->info.n_results ||
+                           summary.n_fields != a->info.n_fields))
+        rc = io_archive_damaged(ctx, a, "its parts do not hold the results it says");
     return rc;
 }
 
@@ -581,6 +639,16 @@ static int open_single(datum_ctx *ctx, datum_archive *a, hid_t file)
     return DATUM_OK;
 }
 
+/* The counts of the dictionaries in the archive's summary. */
+static void set_dict_counts(datum_archive *a)
+{
+    a->info.n_events = a->dict_len[IO_D_EVENTS];
+    a->info.n_sections = a->dict_len[IO_D_SECTIONS];
+    a->info.n_pairs = a->dict_len[IO_D_PAIRS];
+    a->info.n_teams = a->dict_len[IO_D_TEAMS];
+    a->info.n_matches = a->dict_len[IO_D_MATCHES];
+}
+
 int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out)
 {
     datum_archive *a = datum_calloc(ctx, 1, sizeof *a);
@@ -599,13 +667,23 @@ int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out)
         rc = open_segmented(ctx, a, root);
     }
     if (root >= 0) io_h5_close_file(root);
-    if (rc == DATUM_OK) {
-        a->info.n_events = a->dict_len[IO_D_EVENTS];
-        a->info.n_sections = a->dict_len[IO_D_SECTIONS];
-        a->info.n_pairs = a->dict_len[IO_D_PAIRS];
-        a->info.n_teams = a->dict_len[IO_D_TEAMS];
-        a->info.n_matches = a->dict_len[IO_D_MATCHES];
-    }
+    if (rc == DATUM_OK) set_dict_counts(a);
+    if (rc != DATUM_OK) datum_archive_close(&a);
+    *out = a;
+    return rc;
+}
+
+int io_archive_open_parts(datum_ctx *ctx, const char *path, const io_part_entry *e, uint32_t n,
+                          datum_archive **out)
+{
+    datum_archive *a = datum_calloc(ctx, 1, sizeof *a);
+    int rc = a ? DATUM_OK : DATUM_E_NOMEM;
+    *out = NULL;
+    if (rc != DATUM_OK) return rc;
+    io_h5_silence();
+    if (!(a->path = datum_strdup(ctx, path))) rc = DATUM_E_NOMEM;
+    if (rc == DATUM_OK) rc = open_parts(ctx, a, e, n);
+    if (rc == DATUM_OK) set_dict_counts(a);
     if (rc != DATUM_OK) datum_archive_close(&a);
     *out = a;
     return rc;
@@ -626,7 +704,10 @@ void datum_archive_close(datum_archive **a)
 {
     if (!a || !*a) return;
     datum_archive *p = *a;
-    for (int k = 0; k < IO_N_DICTS && p->n_parts > 1; k++) io_free_dict(p->dict[k], p->dict_len[k]);
+    /* The dictionaries are merged copies, except those of a file of format
+     * version 1, its part's own. */
+    for (int k = 0; k < IO_N_DICTS && p->n_parts > 0; k++)
+        if (p->dict[k] != p->parts[0].dict[k]) io_free_dict(p->dict[k], p->dict_len[k]);
     for (uint32_t i = 0; i < p->n_parts; i++) part_close(&p->parts[i]);
     datum_free(p->parts);
     datum_free(p->runs);

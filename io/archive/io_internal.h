@@ -282,6 +282,45 @@ void io_summary_add(datum_archive_info *m, const datum_archive_info *part);
 /* The format_version of an open file that io_check_format accepted. */
 int io_file_version(hid_t file);
 
+/* Opens the parts e[0..n) (n >= 1, files in the folder PATH.d, each of the
+ * size and counts its entry says) of the archive at path as one archive,
+ * as datum_archive_open opens all of them: for merging some of an
+ * archive's parts (compact.c). The errors of datum_archive_open. */
+int io_archive_open_parts(datum_ctx *ctx, const char *path, const io_part_entry *e, uint32_t n,
+                          datum_archive **out);
+
+/* archive.c, for append.c and compact.c: the folder PATH.d made if needed and
+ * locked against any other append or compaction of the archive (*lock_fd,
+ * held until closed): DATUM_OK, or DATUM_E_IO "PATH: another append or
+ * compaction of it is running" / "cannot create / lock ...". */
+int io_lock_parts(datum_ctx *ctx, const char *path, const char *dir, int *lock_fd);
+/* Syncs a folder, so that the renames and links in it last a crash:
+ * DATUM_OK or DATUM_E_IO "cannot sync DIR: REASON". */
+int io_sync_dir(datum_ctx *ctx, const char *dir);
+/* The folder that holds path, malloc'd (NULL: out of memory, recorded). */
+char *io_parent_dir(datum_ctx *ctx, const char *path);
+/* The name of the lock file in PATH.d. */
+#define IO_LOCK_NAME "lock"
+
+/* compact.c: writes the parts e[0..n) of the archive at path, merged, as
+ * one file of format version 1 at out_path (the same bytes as a fresh
+ * import of their rows; through the archive writer: a temporary file
+ * synced and renamed into place), reading chunks of at most max_rows rows;
+ * *made receives out_path's size and counts (its file name is not set).
+ * DATUM_OK, or the errors of datum_archive_open, the chunk reader and the
+ * writer (nothing left at out_path's temporary name). */
+int io_merge_parts(datum_ctx *ctx, const char *path, const io_part_entry *e, uint32_t n,
+                   const char *out_path, size_t max_rows, const datum_write_options *opt,
+                   io_part_entry *made);
+/* The rows a chunk of a merge reads for a memory budget (0: the import's
+ * default): memory / 128 (the reader's columns of a row, and as much again
+ * for the writer's), from 64 Ki to 1 Mi rows. */
+size_t io_merge_rows(size_t memory);
+/* Tests only (tests/e2e/test_append.py, test_compact.py): with the
+ * environment's DATUM_TEST_APPEND_KILL=PHASE, kills the process there, to
+ * show that every phase leaves a whole archive (archive.c). */
+void io_kill_point(const char *phase);
+
 /* Records DATUM_E_FORMAT "PATH: damaged archive: WHAT". */
 int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -139,6 +139,31 @@ static void widen(const io_window *w, const unsigned char *in, size_t n, int kin
     *seen_hi = hi;
 }
 
+/* Once the batch that ends the dataset is decoded: the padding of its last
+ * chunk past the dataset's end dropped (of planes, the high plane moved
+ * down after the low: they are then `last` apart), and its compressed bytes
+ * released. A segment appended to an archive (archive.c) is read a piece at
+ * a time between the other parts' until the archive's end, its last chunk
+ * held all along: a segment's field columns are mostly padding (their chunk
+ * is as long as its rows), and an archive of a hundred segments held them
+ * all. Nothing else changes: the full chunks before keep their place. */
+static void settle_last(io_window *w, uint64_t n_chunks)
+{
+    uint64_t chunk = w->codec.chunk, last = w->length - (n_chunks - 1) * chunk;
+    size_t elem = w->codec.elem, before = (size_t)((w->count - 1) * chunk) * elem;
+    datum_free(w->packed.p);
+    w->packed = (io_scratch){0};
+    if (last == chunk) return;
+    if (w->planes) memmove(w->raw + before + last, w->raw + before + chunk, (size_t)last);
+    size_t keep = before + (size_t)last * elem;
+    unsigned char *small = datum_malloc(NULL, keep, 1); /* optional: no error if not */
+    if (!small) return;
+    memcpy(small, w->raw, keep);
+    datum_free(w->raw);
+    w->raw = small;
+    w->cap = 0; /* too small for a batch: the next one allocates */
+}
+
 int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t first, size_t n, void *out,
                    int threads, int64_t *seen_lo, int64_t *seen_hi)
 {
@@ -176,6 +201,7 @@ int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t fi
             }
             if (rc != DATUM_OK) return rc;
             w->count = count;
+            if (c + count == n_chunks) settle_last(w, n_chunks);
         }
         /* Of planes, one chunk at a time: each has its own two. */
         uint64_t end = w->planes ? (c + 1) * chunk : (w->first + w->count) * chunk;
@@ -183,8 +209,10 @@ int io_window_read(datum_ctx *ctx, io_window *w, hid_t ds, int kind, uint64_t fi
         const unsigned char *in = w->planes
             ? w->raw + (size_t)((c - w->first) * chunk) * 2 + (size_t)(pos - c * chunk)
             : w->raw + (size_t)(pos - w->first * chunk) * w->codec.elem;
+        size_t stride = !w->planes ? 0 : c + 1 < n_chunks ? (size_t)chunk
+                                                           : (size_t)(w->length - c * chunk);
         widen(w, in, take, kind, (unsigned char *)out + done * io_kind_size(kind), threads,
-              seen_lo, seen_hi, w->planes ? (size_t)chunk : 0);
+              seen_lo, seen_hi, stride);
         done += take;
     }
     return 0;

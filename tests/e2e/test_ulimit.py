@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Out of memory end to end: `datum generate`, `score -o`, `cross -o`, `rate`, `export`, `import`
-(with the default memory budget, and with a small one that sorts in runs) and `import --append`
-run under address space limits (ulimit -v, RLIMIT_AS) from far too small to enough, then at
+(with the default memory budget, and with a small one that sorts in runs), `import --append`
+(also merging segments) and `compact` run under address space limits (ulimit -v, RLIMIT_AS) from far too small to enough, then at
 1 MiB steps (at most FINE_STEPS runs) between the last limit refused and the first that works.
 Every run must end with exit 0 and its outputs written, or with exit 1, a message saying
 "out of memory" and no output left behind: never a signal, never exit 2 (a damaged archive, a bad input), never a partial file.
@@ -11,7 +11,7 @@ The datum given must not be built with AddressSanitizer, which reserves terabyte
 memory and cannot start under a limit (tests/e2e/ulimit.cmake builds a plain one for the
 sanitized test build).
 
-    test_ulimit.py --datum PATH [--keep DIR]
+    test_ulimit.py --datum PATH [--keep DIR] [--only NAME]
 """
 import argparse
 import os
@@ -56,20 +56,27 @@ def commands(archive, rows):
         # (a new root and its folder of parts), or left byte for byte as it was.
         ("import --append", ["import", "--append", os.path.join(os.path.dirname(archive), "week.csv"),
                              "-o", "append.h5"], ["append.h5", "append.h5.d"]),
+        # Into a copy of an archive of 4 segments (seg.h5 and its folder): compacted, or its 4
+        # segments and the new one merged into one; or left byte for byte as it was.
+        ("compact", ["compact", SEG_BASE, "--threads", "2"], [SEG_BASE]),
+        ("import --append, merging", ["import", "--append",
+                                      os.path.join(os.path.dirname(archive), "week.csv"), "-o",
+                                      SEG_BASE, "--max-segments", "1"], [SEG_BASE, SEG_BASE + ".d"]),
     ]
 
 
 APPEND_BASE = "append.h5"
+SEG_BASE = "seg.h5"
 
 
-def week_csv(path):
+def week_csv(path, name="Week"):
     """A week of new events (names the generated archive does not have), new pairs among them."""
     with open(path, "w") as f:
         f.write("event,date,section,board,table,ns_pair,ew_pair,ns_score\n")
         for e in range(20):
             for board in range(1, 25):
                 for t in range(1, 8):
-                    f.write(f"Week {e:02d},2030-01-0{1 + e % 7},,{board},{t},W{e}-{t},"
+                    f.write(f"{name} {e:02d},2030-01-0{1 + e % 7},,{board},{t},W{e}-{t},"
                             f"W{e}-{(t + board) % 7 + 8},{(board * t * 37) % 900 - 450}\n")
 
 
@@ -87,15 +94,25 @@ def least_limit(datum):
     sys.exit("datum --version does not run under 4 GiB: built with AddressSanitizer?")
 
 
+def snapshot(folder):
+    """{path: bytes} of every file under folder."""
+    out = {}
+    for top, _, files in os.walk(folder):
+        for n in files:
+            with open(os.path.join(top, n), "rb") as f:
+                out[os.path.relpath(os.path.join(top, n), folder)] = f.read()
+    return out
+
+
 def check(name, limit_mib, p, folder, outputs, before=None):
-    """None if the run ended as it must, else what went wrong. before: the bytes of the archive
-    an append was given (it must be left as it was on failure)."""
+    """None if the run ended as it must, else what went wrong. before: the snapshot of the
+    folder with the archive an append or a compaction was given (to be left as it was on
+    failure)."""
     left = sorted(os.listdir(folder))
-    if before is not None and p.returncode != 0:
-        with open(os.path.join(folder, APPEND_BASE), "rb") as f:
-            if f.read() != before:
-                return f"{name} under {limit_mib} MiB: exit {p.returncode} changed the archive"
-        left.remove(APPEND_BASE)
+    if before and p.returncode != 0:
+        if snapshot(folder) != before:
+            return f"{name} under {limit_mib} MiB: exit {p.returncode} changed the archive"
+        left = []
     where = f"{name} under {limit_mib} MiB"
     if p.returncode == 0:
         missing = [o for o in outputs if o not in left]
@@ -115,6 +132,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--datum", required=True)
     ap.add_argument("--keep", help="folder for the runs, kept (default: a temporary one)")
+    ap.add_argument("--only", help="only the commands whose name contains this")
     args = ap.parse_args()
     datum = os.path.abspath(args.datum)
     top = args.keep or tempfile.mkdtemp(prefix="datum-ulimit-")
@@ -125,15 +143,22 @@ def main():
     base = os.path.join(top, "base.h5")
     subprocess.run([datum, "generate", "-o", base, "--clubs", "2", "--years", "1"], check=True,
                    capture_output=True)
-    with open(base, "rb") as f:
-        base_bytes = f.read()
     week_csv(os.path.join(top, "week.csv"))
+    segmented = os.path.join(top, SEG_BASE)
+    shutil.copy(base, segmented)
+    for k in range(4):
+        seg_week = os.path.join(top, f"seg-{k}.csv")
+        week_csv(seg_week, f"Seg {k}")
+        subprocess.run([datum, "import", "--append", seg_week, "-o", segmented, "--max-segments",
+                        "0"], check=True, capture_output=True)
     rows = os.path.join(top, "rows.csv")
     subprocess.run([datum, "export", archive, "-o", rows], check=True, capture_output=True)
     start = least_limit(datum)
     limits = [start + step for step in STEPS_MIB]
     problems, summary = [], [f"datum starts under {start} MiB"]
     for name, cmd, outputs in commands(archive, rows):
+        if args.only and args.only not in name:
+            continue
         ok_from, refused, last_refused = None, 0, None
 
         def one_run(mib):
@@ -142,7 +167,11 @@ def main():
             before = None
             if APPEND_BASE in outputs:
                 shutil.copy(base, os.path.join(folder, APPEND_BASE))
-                before = base_bytes
+            if SEG_BASE in outputs:
+                shutil.copy(segmented, os.path.join(folder, SEG_BASE))
+                shutil.copytree(segmented + ".d", os.path.join(folder, SEG_BASE + ".d"))
+            if APPEND_BASE in outputs or SEG_BASE in outputs:
+                before = snapshot(folder)
             p = run_limited(datum, cmd, folder, mib * MIB)
             problem = check(name, mib, p, folder, outputs, before)
             if problem:

@@ -291,6 +291,91 @@ static void test_append(void **state)
     alloc_loop_run(read_merged, NULL, 2, ".");
 }
 
+/* A week of one event ("Week K") of 3 boards of 3 tables: the weeks make
+ * segments of one size tier. */
+static void write_week(const char *path, int k)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("event,date,section,board,table,ns_pair,ew_pair,ns_score\n", f);
+    for (int b = 1; b <= 3; b++)
+        for (int t = 1; t <= 3; t++)
+            fprintf(f, "Week %d,2024-04-0%d,A,%d,%d,N%d,W%d,%d\n", k, 1 + k, b, t, t, t + k,
+                    10 * ((b * t + k) % 7) - 30);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Copies the archive seg.h5 of 4 segments (base.h5, segment-0001..4) to cp.h5. */
+static void copy_segmented(void)
+{
+    char from[64], to[64];
+    copy_file("seg.h5", "cp.h5");
+    mkdir("cp.h5.d", 0777);
+    for (int i = 0; i <= 4; i++) {
+        if (i == 0) snprintf(from, sizeof from, "seg.h5.d/base.h5");
+        else snprintf(from, sizeof from, "seg.h5.d/segment-%04d.h5", i);
+        snprintf(to, sizeof to, "cp.h5.d/%s", from + strlen("seg.h5.d/"));
+        copy_file(from, to);
+    }
+}
+
+/* Compacts a copy of seg.h5, then reads it through. */
+static int compact_copy(datum_ctx *ctx, void *user)
+{
+    (void)user;
+    datum_compact_info info;
+    datum_archive *a = NULL;
+    copy_segmented();
+    int rc = datum_archive_compact(ctx, "cp.h5", &info, 0, &kSmallChunks);
+    if (rc == DATUM_OK) rc = datum_archive_open(ctx, "cp.h5", &a);
+    if (rc == DATUM_OK && info.n_parts != 5) rc = datum_ctx_fail(ctx, DATUM_E_ARG, "not 5 parts");
+    datum_archive_close(&a);
+    remove_appended("cp.h5", 4);
+    return rc;
+}
+
+/* A fifth week appended to a copy of seg.h5 with --max-segments 1: the 5
+ * segments of one tier merged into one. */
+static int merging_append(datum_ctx *ctx, void *user)
+{
+    (void)user;
+    const char *paths[] = {"w5.csv"};
+    datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+    datum_append_info info;
+    io.max_segments = 1;
+    copy_segmented();
+    int rc = datum_archive_append(ctx, "cp.h5", paths, 1, &io, &kSmallChunks, &info);
+    if (rc == DATUM_OK && (info.n_merged != 5 || info.n_segments != 1))
+        rc = datum_ctx_fail(ctx, DATUM_E_ARG, "merged %u into %u segments", info.n_merged,
+                            info.n_segments);
+    remove_appended("cp.h5", 6);
+    return rc;
+}
+
+static void test_compact(void **state)
+{
+    (void)state;
+    datum_ctx *ctx = NULL;
+    const char *big[] = {"big.csv"};
+    char name[32];
+    write_big_csv("big.csv");
+    assert_int_equal(datum_ctx_create(&ctx), DATUM_OK);
+    assert_int_equal(datum_import_csv(ctx, big, 1, "seg.h5", &kSmallChunks), DATUM_OK);
+    datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
+    io.max_segments = 0;
+    for (int k = 1; k <= 5; k++) {
+        snprintf(name, sizeof name, "w%d.csv", k);
+        write_week(name, k);
+        const char *paths[] = {name};
+        if (k < 5)
+            assert_int_equal(datum_archive_append(ctx, "seg.h5", paths, 1, &io, &kSmallChunks, NULL),
+                             DATUM_OK);
+    }
+    datum_ctx_free(&ctx);
+    alloc_loop_run(compact_copy, NULL, 2, ".");
+    alloc_loop_run(merging_append, NULL, 1, ".");
+}
+
 /* The tarot import, archive reader and directory of sheets. */
 static const datum_tarot_inputs kTarot = {"ad.csv", "players.csv", "defenses.csv", "pen.csv"};
 
@@ -343,6 +428,7 @@ int main(void)
         tu_temp_dir_test(test_import_in_runs),
         tu_temp_dir_test(test_read_and_write),
         tu_temp_dir_test(test_append),
+        tu_temp_dir_test(test_compact),
         tu_temp_dir_test(test_tarot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
