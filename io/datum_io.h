@@ -274,7 +274,11 @@ typedef struct datum_archive datum_archive;
 /* Opens an archive for reading. A missing file, a file that is not HDF5, a
  * foreign HDF5 file, an unsupported format version or a damaged archive gives
  * DATUM_E_IO or DATUM_E_FORMAT with a clear message (never an HDF5 error
- * stack). */
+ * stack). An archive of segments whose root a merging append or a compaction
+ * replaced while it was being opened (a part it listed gone) is opened again
+ * from the new root, up to three times (docs/archive-format.md "Readers
+ * meanwhile"). *out: the archive, the caller's to close with
+ * datum_archive_close; NULL on failure. */
 int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out);
 void datum_archive_close(datum_archive **a);
 

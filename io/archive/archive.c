@@ -8,6 +8,7 @@
  * of all their rows (the runs), so that no reader sees the difference.
  */
 #include "io_internal.h"
+#include "datum_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -239,6 +240,16 @@ char *io_parts_dir(datum_ctx *ctx, const char *path) { return joined(ctx, path, 
 char *io_part_path(datum_ctx *ctx, const char *path, const char *file)
 {
     return joined(ctx, path, ".d/", file);
+}
+
+void io_pause_point(const char *phase)
+{
+    const char *at = getenv("DATUM_TEST_PAUSE");
+    size_t n = strlen(phase);
+    int64_t seconds;
+    if (at && strncmp(at, phase, n) == 0 && at[n] == ':' &&
+        datum_parse_int(at + n + 1, strlen(at + n + 1), 0, 3600, &seconds) == DATUM_PARSE_OK)
+        sleep((unsigned)seconds);
 }
 
 void io_kill_point(const char *phase)
@@ -603,6 +614,7 @@ static int open_segmented(datum_ctx *ctx, datum_archive *a, hid_t root)
     datum_archive_info summary;
     int rc = io_read_summary(ctx, root, a->path, &summary);
     if (rc == DATUM_OK) rc = io_read_manifest(ctx, root, a->path, &e, &n);
+    io_pause_point("manifest-read");
     if (rc == DATUM_OK) rc = open_parts(ctx, a, e, n);
     io_part_entries_free(e, n);
     if (rc == DATUM_OK && (summary.n_results != a->info.n_results ||
@@ -649,7 +661,8 @@ static void set_dict_counts(datum_archive *a)
     a->info.n_matches = a->dict_len[IO_D_MATCHES];
 }
 
-int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out)
+/* datum_archive_open's one attempt. */
+static int open_archive(datum_ctx *ctx, const char *path, datum_archive **out)
 {
     datum_archive *a = datum_calloc(ctx, 1, sizeof *a);
     hid_t root = H5I_INVALID_HID;
@@ -671,6 +684,31 @@ int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out)
     if (rc != DATUM_OK) datum_archive_close(&a);
     *out = a;
     return rc;
+}
+
+/* 1 if the files at `path` when before and after were taken differ: the
+ * root was replaced in between. */
+static int replaced(const struct stat *before, const char *path)
+{
+    struct stat after;
+    return stat(path, &after) == 0 &&
+           (after.st_ino != before->st_ino || after.st_dev != before->st_dev);
+}
+
+int datum_archive_open(datum_ctx *ctx, const char *path, datum_archive **out)
+{
+    /* An append that merges segments, or a compaction, replaces the root
+     * and then removes the parts the old one listed: a reader between the
+     * two finds one missing. Once opened, a part stays readable (an open
+     * file outlives its name), so only the opening can meet this; it then
+     * opens the new root, a few times at most. */
+    for (int attempt = 1;; attempt++) {
+        struct stat before;
+        int known = stat(path, &before) == 0;
+        int rc = open_archive(ctx, path, out);
+        if (rc != DATUM_E_FORMAT || !known || attempt == 3 || !replaced(&before, path)) return rc;
+        datum_ctx_clear(ctx);
+    }
 }
 
 int io_archive_open_parts(datum_ctx *ctx, const char *path, const io_part_entry *e, uint32_t n,

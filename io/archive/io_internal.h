@@ -320,6 +320,9 @@ size_t io_merge_rows(size_t memory);
  * environment's DATUM_TEST_APPEND_KILL=PHASE, kills the process there, to
  * show that every phase leaves a whole archive (archive.c). */
 void io_kill_point(const char *phase);
+/* Tests only (tests/e2e/test_compact.py): with DATUM_TEST_PAUSE=PHASE:SECONDS,
+ * sleeps that long there, so that a test can replace the archive meanwhile. */
+void io_pause_point(const char *phase);
 
 /* Records DATUM_E_FORMAT "PATH: damaged archive: WHAT". */
 int io_archive_damaged(datum_ctx *ctx, const datum_archive *a, const char *fmt, ...)

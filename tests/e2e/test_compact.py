@@ -15,6 +15,9 @@
 - Refusals: a missing archive (exit 1, nothing made), a missing or damaged part (exit 2, "damaged
   archive", the archive unchanged), an archive locked by an append (exit 1, "another append or
   compaction"), no archive given (exit 2).
+- A reader that has read the root when a compaction or a merging append replaces it and removes
+  the parts it lists (DATUM_TEST_PAUSE holds the reader there) opens the new root and scores the
+  same pairs; a reader pausing on an archive nothing replaces is unaffected.
 - kill -9 at each phase of a compaction and of a merging append (DATUM_TEST_APPEND_KILL) and at
   random moments: the archive is the old one or the new one, readable, with the same results;
   leftovers are removed by the next append.
@@ -154,6 +157,50 @@ def test_auto_merge(run, rng):
     print(f"  30 appends with --max-segments 2: {merges} merges, {len(sizes)} segments at the "
           f"end, the outputs of a fresh import every 5 appends; compacted, its file"
           f"{'' if h5 else ' (not checked: no h5py)'}")
+
+
+PAUSE = 5  # seconds a reader waits between the root and its parts (DATUM_TEST_PAUSE)
+
+
+def read_during(run, archive, change, tag):
+    """The pairs `datum score` writes when `change` runs while it waits between the root and the
+    parts; and whether the change ended within that wait (else the reader had opened the old
+    parts first: a valid reading of the archive before)."""
+    env = dict(os.environ, DATUM_TEST_PAUSE=f"manifest-read:{PAUSE}")
+    start = time.monotonic()
+    reader = subprocess.Popen([run.datum, "score", archive, "--datum", "nbb", "--pairs",
+                               f"{tag}.csv"], cwd=run.folder, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)  # the reader has read the root by now and waits
+    change()
+    within = time.monotonic() - start < PAUSE
+    err = reader.communicate(timeout=300)[1]
+    assert reader.returncode == 0, (tag, reader.returncode, err)
+    return read(run.path(f"{tag}.csv")), within
+
+
+def test_reader_meanwhile(run, rng):
+    """A reader between the root and the parts while the parts are replaced and removed."""
+    copy_archive(run, "seg.h5", "r1.h5")
+    run("score", "r1.h5", "--datum", "nbb", "--pairs", "r1-before.csv")
+    got, within = read_during(run, "r1.h5", lambda: run("compact", "r1.h5"), "r1-during")
+    assert not os.path.exists(run.path("r1.h5.d"))
+    assert got == read(run.path("r1-before.csv")), "compaction changed what a reader sees"
+    # A merging append: the 12 segments are merged and removed under the reader.
+    copy_archive(run, "seg.h5", "r2.h5")
+    run("score", "r2.h5", "--datum", "nbb", "--pairs", "r2-before.csv")
+    write_csv(run.path("r-week.csv"), events(rng, ["Zzz Reader Week"], 0, 60))
+    said = []
+    got, within2 = read_during(run, "r2.h5", lambda: said.append(run(
+        "import", "--append", "r-week.csv", "-o", "r2.h5", "--max-segments", 2).stdout), "r2-during")
+    assert "merged into one" in said[0], said
+    run("score", "r2.h5", "--datum", "nbb", "--pairs", "r2-after.csv")
+    want = "r2-after.csv" if within2 else "r2-before.csv"
+    assert got == read(run.path(want)), f"the reader's pairs are not those of {want}"
+    print(f"  a reader between the root and its parts: a compaction "
+          f"({'within' if within else 'after'} its wait) and a merging append "
+          f"({'within: the new root opened' if within2 else 'after its wait: the old archive'}) "
+          "meanwhile, exit 0 and the pairs of the archive it opened")
 
 
 def chunk_offset(path, name):
@@ -302,6 +349,8 @@ def main():
         print("ok test_equal_to_fresh")
         test_auto_merge(run, rng)
         print("ok test_auto_merge")
+        test_reader_meanwhile(run, rng)
+        print("ok test_reader_meanwhile")
         test_refused(run)
         print("ok test_refused")
         test_kill(run, rng, args.kills)
