@@ -24,6 +24,8 @@ static const char kHelp[] =
     "                      segment beside it (ARCHIVE.h5.d); an event already in\n"
     "                      the archive is refused (FILE:LINE); a kill at any\n"
     "                      moment leaves the archive as it was or fully appended\n"
+    "  --max-segments K    with --append: past K segments, segments of like size are\n"
+    "                      merged into one (default 8; 0: never; the base never)\n"
     "  --format F          auto (default: each file's own), csv, usebio or pbn\n"
     "                      for every file (bridge = auto); tarot below\n"
     "  --list FILE         also the inputs named in FILE, one a line (- = stdin)\n"
@@ -143,7 +145,7 @@ int cmd_import(int argc, char **argv)
     datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
     datum_import_options io = DATUM_IMPORT_OPTIONS_INIT;
     datum_tarot_inputs tarot = {NULL, NULL, NULL, NULL};
-    int segments = DATUM_MAX_SEGMENTS_DEFAULT;
+    int segments = -1; /* not given */
     cli_bounded_int max_segments = {&segments, 0, 1000000, "--max-segments"};
     const cli_option table[] = {
         {"-o", 1, cli_set_string, &out},
@@ -188,9 +190,9 @@ int cmd_import(int argc, char **argv)
                EXIT_BAD_INPUT;
     if (strict && k != DATUM_FORMAT_AUTO && k != DATUM_FORMAT_PBN)
         return cli_usage_error(&p, "--strict goes with PBN input"), EXIT_BAD_INPUT;
-    if (segments != DATUM_MAX_SEGMENTS_DEFAULT && !append)
+    if (segments >= 0 && !append)
         return cli_usage_error(&p, "--max-segments goes with --append"), EXIT_BAD_INPUT;
-    io.max_segments = (uint32_t)segments;
+    io.max_segments = segments >= 0 ? (uint32_t)segments : DATUM_MAX_SEGMENTS_DEFAULT;
     io.format = (datum_input_format)k;
     io.strict = strict;
     return import_bridge(positional, (size_t)p.n_positional, list, out, append, &io, threads, &wo);

@@ -12,7 +12,7 @@
   stay few (at most 3 a tier of 4 and the ones not yet merged: checked against a bound computed
   here), and after every 5th append the jobs' outputs are those of a fresh import of the rows so
   far; compacted at the end, the fresh import's file again.
-- Refusals: a missing archive (exit 1, nothing made), a missing or damaged part (exit 2, "damaged
+- Refusals: --max-segments without --append (exit 2), a missing archive (exit 1, nothing made), a missing or damaged part (exit 2, "damaged
   archive", the archive unchanged), an archive locked by an append (exit 1, "another append or
   compaction"), no archive given (exit 2).
 - A reader that has read the root when a compaction or a merging append replaces it and removes
@@ -220,6 +220,10 @@ def test_refused(run):
         run.path("nothing.h5.d")), (p.returncode, p.stderr)
     p = run("compact", ok=False)
     assert p.returncode == 2, p.returncode
+    # --max-segments without --append, even at its default, is a usage error: nothing written.
+    p = run("import", "--max-segments", 8, "base.csv", "-o", "usage.h5", ok=False)
+    assert p.returncode == 2 and "--max-segments goes with --append" in p.stderr, p.stderr
+    assert not os.path.exists(run.path("usage.h5"))
     for case in ("missing", "damaged", "locked"):
         copy_archive(run, "seg.h5", "bad.h5")
         part = run.path("bad.h5.d/segment-0003.h5")
