@@ -22,36 +22,41 @@ static const char kHelp[] =
     "  --no-compress       store the columns uncompressed (faster to read)\n"
     "  --deflate LEVEL     deflate level 1..9 (default 1)\n";
 
+typedef struct {
+    size_t memory;
+    datum_write_options wo;
+} compact_job;
+
+static int run(datum_ctx *ctx, const char *archive, void *arg)
+{
+    compact_job *job = arg;
+    datum_compact_info info;
+    int rc = datum_archive_compact(ctx, archive, &info, job->memory, &job->wo);
+    if (rc >= 0 && info.n_parts == 0)
+        printf("%s is one file already (format version 1): nothing to compact\n", archive);
+    else if (rc >= 0)
+        printf("compacted %u parts of %s into one file: %llu results in %llu board fields, %llu "
+               "bytes\n",
+               info.n_parts, archive, (unsigned long long)info.n_results,
+               (unsigned long long)info.n_fields, (unsigned long long)info.bytes);
+    return rc;
+}
+
 int cmd_compact(int argc, char **argv)
 {
     int no_compress = 0, threads = cli_default_threads();
-    size_t memory = 0;
-    datum_write_options wo = DATUM_WRITE_OPTIONS_INIT;
+    compact_job job = {0, DATUM_WRITE_OPTIONS_INIT};
     const cli_option table[] = {
-        {"--memory", 1, cli_set_memory, &memory},
+        {"--memory", 1, cli_set_memory, &job.memory},
         {"--threads", 1, cli_set_threads, &threads},
         {"--no-compress", 0, cli_set_flag, &no_compress},
-        {"--deflate", 1, cli_set_deflate, &wo.deflate_level},
+        {"--deflate", 1, cli_set_deflate, &job.wo.deflate_level},
     };
     const char *positional[argc + 1];
     cli_parser p = {"compact", positional, 0};
     int parsed = cli_parse(&p, argc, argv, table, sizeof table / sizeof *table, kHelp);
     if (parsed != 0) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
     if (p.n_positional != 1) return cli_usage_error(&p, "give one archive"), EXIT_BAD_INPUT;
-    wo.compress = !no_compress;
-    datum_ctx *ctx;
-    datum_compact_info info;
-    if (datum_ctx_create(&ctx) != DATUM_OK) return EXIT_FAILURE_RUN;
-    int rc = datum_ctx_set_threads(ctx, threads);
-    if (rc == DATUM_OK) rc = datum_archive_compact(ctx, positional[0], &info, memory, &wo);
-    int status = rc < 0 ? cli_fail(ctx, rc) : EXIT_OK;
-    if (rc >= 0 && info.n_parts == 0)
-        printf("%s is one file already (format version 1): nothing to compact\n", positional[0]);
-    else if (rc >= 0)
-        printf("compacted %u parts of %s into one file: %llu results in %llu board fields, %llu "
-               "bytes\n",
-               info.n_parts, positional[0], (unsigned long long)info.n_results,
-               (unsigned long long)info.n_fields, (unsigned long long)info.bytes);
-    datum_ctx_free(&ctx);
-    return status;
+    job.wo.compress = !no_compress;
+    return cli_run_job(threads, run, positional[0], &job);
 }

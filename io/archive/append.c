@@ -124,41 +124,20 @@ static int read_state(datum_ctx *ctx, const char *path, state *s)
     return rc;
 }
 
-/* 1 if part i's entry names the file. */
-static int listed(const state *s, const char *file)
-{
-    if (s->version == IO_ARCHIVE_FILE_VERSION) return 0; /* the folder is all leftovers */
-    for (uint32_t i = 0; i < s->n; i++)
-        if (strcmp(s->entry[i].file, file) == 0) return 1;
-    return 0;
-}
-
 /* Removes what a killed append left: files of the folder that the manifest
  * does not list, and the root's temporary files beside the archive. */
 static int remove_leftovers(datum_ctx *ctx, const char *path, const char *dir, const state *s)
 {
-    DIR *d = opendir(dir);
+    /* A version 1 archive lists none: the folder is all leftovers. */
+    int listing = s->version != IO_ARCHIVE_FILE_VERSION;
+    int rc = io_remove_unlisted(ctx, path, dir, listing ? s->entry : NULL, listing ? s->n : 0, NULL);
+    DIR *d;
     struct dirent *ent;
-    int rc = DATUM_OK;
-    if (!d) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", dir);
-    while (rc == DATUM_OK && (ent = readdir(d))) {
-        const char *name = ent->d_name;
-        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, IO_LOCK_NAME) ||
-            listed(s, name))
-            continue;
-        char *file = io_part_path(ctx, path, name);
-        if (!file) rc = DATUM_E_NOMEM;
-        else if (unlink(file) != 0 && errno != ENOENT)
-            rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot remove %s", file);
-        datum_free(file);
-    }
-    closedir(d);
     /* PATH.tmp-XXXXXX, the root being written when the append was killed. */
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    size_t dir_len = slash ? (size_t)(slash - path) : 0, base_len = strlen(base);
-    char *parent = datum_calloc(ctx, dir_len + 2, 1);
+    size_t base_len = strlen(base);
+    char *parent = rc == DATUM_OK ? io_parent_dir(ctx, path) : NULL;
     if (rc == DATUM_OK && !parent) rc = DATUM_E_NOMEM;
-    if (rc == DATUM_OK) memcpy(parent, slash ? path : ".", slash ? (dir_len ? dir_len : 1) : 1);
     if (rc == DATUM_OK && (d = opendir(parent))) {
         while (rc == DATUM_OK && (ent = readdir(d))) {
             const char *name = ent->d_name;

@@ -10,6 +10,7 @@
 #include "io_internal.h"
 #include "datum_text.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -295,6 +296,29 @@ int io_lock_parts(datum_ctx *ctx, const char *path, const char *dir, int *lock_f
     datum_free(name);
     if (rc != DATUM_OK && fd >= 0) close(fd);
     if (rc == DATUM_OK) *lock_fd = fd;
+    return rc;
+}
+
+int io_remove_unlisted(datum_ctx *ctx, const char *path, const char *dir,
+                       const io_part_entry *keep, uint32_t n_keep, const char *phase)
+{
+    DIR *d = opendir(dir);
+    struct dirent *ent;
+    int rc = DATUM_OK, removed = 0;
+    if (!d) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", dir);
+    while (rc == DATUM_OK && (ent = readdir(d))) {
+        const char *name = ent->d_name;
+        int kept = !strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, IO_LOCK_NAME);
+        for (uint32_t i = 0; i < n_keep && !kept; i++) kept = !strcmp(keep[i].file, name);
+        if (kept) continue;
+        char *file = io_part_path(ctx, path, name);
+        if (!file) rc = DATUM_E_NOMEM;
+        else if (unlink(file) != 0 && errno != ENOENT)
+            rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot remove %s", file);
+        datum_free(file);
+        if (++removed == 1 && phase) io_kill_point(phase);
+    }
+    closedir(d);
     return rc;
 }
 
@@ -686,8 +710,8 @@ static int open_archive(datum_ctx *ctx, const char *path, datum_archive **out)
     return rc;
 }
 
-/* 1 if the files at `path` when before and after were taken differ: the
- * root was replaced in between. */
+/* 1 if path now names another file than the one `before` describes: the
+ * root was replaced meanwhile. */
 static int replaced(const struct stat *before, const char *path)
 {
     struct stat after;

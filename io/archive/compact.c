@@ -11,7 +11,6 @@
 #include "io_internal.h"
 
 #include <errno.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -123,21 +122,7 @@ int io_merge_parts(datum_ctx *ctx, const char *path, const io_part_entry *e, uin
 /* Removes the folder of the parts (the lock last: it is held until then). */
 static int remove_parts(datum_ctx *ctx, const char *path, const char *dir)
 {
-    DIR *d = opendir(dir);
-    struct dirent *ent;
-    int rc = DATUM_OK, removed = 0;
-    if (!d) return io_fail_errno(ctx, DATUM_E_IO, errno, "cannot read %s", dir);
-    while (rc == DATUM_OK && (ent = readdir(d))) {
-        const char *name = ent->d_name;
-        if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, IO_LOCK_NAME)) continue;
-        char *file = io_part_path(ctx, path, name);
-        if (!file) rc = DATUM_E_NOMEM;
-        else if (unlink(file) != 0 && errno != ENOENT)
-            rc = io_fail_errno(ctx, DATUM_E_IO, errno, "cannot remove %s", file);
-        datum_free(file);
-        if (++removed == 1) io_kill_point("compact-removing");
-    }
-    closedir(d);
+    int rc = io_remove_unlisted(ctx, path, dir, NULL, 0, "compact-removing");
     char *lock = rc == DATUM_OK ? io_part_path(ctx, path, IO_LOCK_NAME) : NULL;
     if (rc == DATUM_OK && !lock) rc = DATUM_E_NOMEM;
     if (lock) unlink(lock);

@@ -299,6 +299,12 @@ int io_lock_parts(datum_ctx *ctx, const char *path, const char *dir, int *lock_f
 int io_sync_dir(datum_ctx *ctx, const char *dir);
 /* The folder that holds path, malloc'd (NULL: out of memory, recorded). */
 char *io_parent_dir(datum_ctx *ctx, const char *path);
+/* Removes the files of the folder dir (PATH.d of the archive at path) but
+ * its lock and the parts keep[0..n_keep) name; phase, if not NULL: the
+ * kill point (io_kill_point) after the first removal. DATUM_OK,
+ * DATUM_E_NOMEM, or DATUM_E_IO "cannot read DIR" / "cannot remove FILE". */
+int io_remove_unlisted(datum_ctx *ctx, const char *path, const char *dir,
+                       const io_part_entry *keep, uint32_t n_keep, const char *phase);
 /* The name of the lock file in PATH.d. */
 #define IO_LOCK_NAME "lock"
 
